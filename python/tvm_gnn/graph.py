@@ -1,0 +1,192 @@
+# Licensed under the Apache License, Version 2.0.
+"""Featurizer: the TIR of a scheduled candidate to a ``torch_geometric.data.Data`` graph.
+
+Nodes are TIR syntax-tree nodes (plus one ``Buffer`` node per allocated buffer); each has a
+node-type id from :mod:`tvm_gnn.vocab` and ``NUM_FEATURES`` numbers (see :mod:`tvm_gnn._walk`).
+Edges, with their kind in ``edge_type``:
+
+====  ==============================================================
+0     parent to child in the syntax tree
+1     child to parent
+2     definition to use: a loop, block binding or let to each use of its variable
+3     use to definition
+====  ==============================================================
+
+Two ways to get the TIR (``FeaturizerConfig.lowering``), measured in ``docs/featurizer.md``:
+
+``"emulated"`` (default)
+    Walk the scheduled TIR (``sch.mod``, MetaSchedule's post-processed candidate) and do in the
+    walk what lowering contributes to the loop nest: block bindings become def-use edges, as if
+    substituted; each index expression carries its dimension's flattened (row-major) stride;
+    loop kinds and unroll annotations are kept. No TVM pass runs, so it is ~20x faster.
+``"tvm"``
+    Run TVM's own lowering passes first (:data:`TVM_LOWERING_PASSES`: blocks removed, buffers
+    compacted and flattened, simplified), then walk the result. Exact, but ~22 ms a candidate.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import torch
+from torch_geometric.data import Data
+
+from . import _walk
+from .vocab import VOCAB_VERSION, type_index
+
+logger = logging.getLogger(__name__)
+
+NUM_FEATURES = _walk.NUM_FEATURES
+GraphTooLargeError = _walk.GraphTooLargeError
+
+#: Bump when the graphs the featurizer emits change; cached datasets are rebuilt on a mismatch.
+FEATURIZER_VERSION = 1
+
+EDGE_DOWN, EDGE_UP, EDGE_DEF_USE, EDGE_USE_DEF = 0, 1, 2, 3
+NUM_EDGE_TYPES = 4
+
+LOWERINGS = ("emulated", "tvm")
+
+
+@dataclass(frozen=True)
+class FeaturizerConfig:
+    """How candidates become graphs."""
+
+    # "emulated": walk the scheduled TIR, emulating lowering; "tvm": run TVM's lowering passes.
+    lowering: Literal["emulated", "tvm"] = "emulated"
+    # A program with more nodes is rejected with GraphTooLargeError, never truncated.
+    # Scheduled TIR of real conv2d / matmul / fused tasks has ~100-2,000 nodes.
+    max_nodes: int = 8192
+
+    def __post_init__(self):
+        if self.lowering not in LOWERINGS:
+            raise ValueError(f"unknown lowering {self.lowering!r}; choose one of {LOWERINGS}")
+        if self.max_nodes < 1:
+            raise ValueError(f"max_nodes must be positive, got {self.max_nodes}")
+
+    def version(self) -> str:
+        """A string identifying the graphs this config produces (for caches)."""
+        return f"f{FEATURIZER_VERSION}-v{VOCAB_VERSION}-{self.lowering}-{self.max_nodes}"
+
+
+def _tvm_lowering_passes():
+    from tvm import s_tir, tirx
+
+    s, t = s_tir.transform, tirx.transform
+    # The loop-nest part of tvm.s_tir.pipeline.default_s_tir_pipeline, in its order.
+    return [
+        s.LowerInitBlock(),
+        s.PlanAndUpdateBufferAllocationLocation(),
+        s.ConvertBlocksToOpaque(),
+        s.CompactBufferAllocation(),
+        s.LowerMatchBuffer(),
+        t.StmtSimplify(),
+        s.LowerOpaqueBlock(),
+        t.FlattenBuffer(),
+    ]
+
+
+_TYPE_IDS = type_index()
+_TVM_PASSES = None
+
+
+def _main_func(mod):
+    """The single PrimFunc of an IRModule (or the PrimFunc itself)."""
+    from tvm import tirx
+
+    if isinstance(mod, tirx.PrimFunc):
+        return mod
+    funcs = [f for f in mod.functions.values() if isinstance(f, tirx.PrimFunc)]
+    if len(funcs) != 1:
+        raise ValueError(f"expected an IRModule with one PrimFunc, got {len(funcs)}")
+    return funcs[0]
+
+
+def lower(mod, lowering: str = "emulated"):
+    """The PrimFunc the graph is built from, after ``lowering`` (see the module docstring)."""
+    global _TVM_PASSES
+    import tvm
+
+    if lowering == "tvm":
+        if isinstance(mod, tvm.tirx.PrimFunc):
+            mod = tvm.IRModule({"main": mod})
+        if _TVM_PASSES is None:
+            _TVM_PASSES = tvm.transform.Sequential(_tvm_lowering_passes())
+        mod = _TVM_PASSES(mod)
+    elif lowering != "emulated":
+        raise ValueError(f"unknown lowering {lowering!r}; choose one of {LOWERINGS}")
+    return _main_func(mod)
+
+
+def walk_arrays(func, max_nodes: int, walk=_walk.walk):
+    """Walk a PrimFunc; return numpy arrays ``(node_type, x, edge_index, edge_type)``."""
+    (types, parents, depths, loop_depths, trips, sp_node, sp_col, sp_val, def_src, def_dst,
+     unknown) = walk(func.body, _TYPE_IDS, max_nodes)  # fmt: skip
+    if unknown:
+        logger.debug("node types outside the vocabulary (mapped to <unk>): %s", sorted(unknown))
+    n = len(types)
+    x = np.zeros((n, NUM_FEATURES), dtype=np.float32)
+    x[:, _walk.F_DEPTH] = np.log2(1.0 + np.asarray(depths, dtype=np.float32))
+    x[:, _walk.F_LOOP_DEPTH] = loop_depths
+    x[:, _walk.F_TRIPS] = trips
+    x[sp_node, sp_col] = sp_val
+    node_type = np.asarray(types, dtype=np.int64)
+    par = np.asarray(parents, dtype=np.int64)
+    child = np.nonzero(par >= 0)[0]
+    par = par[child]
+    src = np.asarray(def_src, dtype=np.int64)
+    dst = np.asarray(def_dst, dtype=np.int64)
+    edge_index = np.concatenate(
+        [np.stack([par, child]), np.stack([child, par]), np.stack([src, dst]), np.stack([dst, src])],
+        axis=1,
+    )
+    edge_type = np.repeat(
+        np.arange(NUM_EDGE_TYPES, dtype=np.int64), [len(child), len(child), len(src), len(src)]
+    )
+    return node_type, x, edge_index, edge_type
+
+
+def to_data(node_type, x, edge_index, edge_type) -> Data:
+    """Wrap the arrays of :func:`walk_arrays` in a PyG ``Data``."""
+    return Data(
+        x=torch.from_numpy(x),
+        node_type=torch.from_numpy(node_type),
+        edge_index=torch.from_numpy(edge_index),
+        edge_type=torch.from_numpy(edge_type),
+    )
+
+
+def featurize(mod, config: FeaturizerConfig | None = None) -> Data:
+    """Turn one program (IRModule with one PrimFunc, or a PrimFunc) into a graph.
+
+    Raises
+    ------
+    GraphTooLargeError
+        If the program has more than ``config.max_nodes`` nodes.
+    """
+    config = config or FeaturizerConfig()
+    return to_data(*walk_arrays(lower(mod, config.lowering), config.max_nodes))
+
+
+def featurize_candidates(candidates, config: FeaturizerConfig | None = None):
+    """Featurize MetaSchedule candidates; never raises for a single bad candidate.
+
+    Returns
+    -------
+    graphs : list[Data | None]
+        One graph per candidate; ``None`` where featurizing failed.
+    errors : list[str]
+        One message per failed candidate, in order.
+    """
+    config = config or FeaturizerConfig()
+    graphs, errors = [], []
+    for i, cand in enumerate(candidates):
+        try:
+            graphs.append(featurize(cand.sch.mod, config))
+        except Exception as err:  # noqa: BLE001 - a cost model must survive any bad candidate
+            graphs.append(None)
+            errors.append(f"candidate {i}: {type(err).__name__}: {err}")
+    return graphs, errors
