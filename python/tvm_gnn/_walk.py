@@ -34,7 +34,9 @@ F_LOCAL = 12  # buffer access or Buffer: 1 if the buffer is not in global memory
 F_STRIDE = 13  # root of an index expression: log2(1 + row-major stride of its dimension)
 F_BITS = 14  # log2 bits of the element type, for buffer accesses, casts and float constants
 F_REDUCE = 15  # root of a block binding: 1 if it binds a reduction iterator
-NUM_FEATURES = 16
+F_CONST = 16  # sum of signed log2(1+|v|) of the constant operands folded into this node
+F_NCONST = 17  # number of constant operands folded into this node
+NUM_FEATURES = 18
 
 # Children to visit, by node-type name (in order). Nodes with special handling are not listed.
 _CHILDREN = {
@@ -297,9 +299,26 @@ def walk(root, type_ids, max_nodes):
         loop_depths.append(loopd)
         trips_out.append(trips)
         if kids:
+            # Constant operands become features of their parent, not nodes of their own: they are
+            # half of all nodes otherwise, and a leaf holds nothing its parent cannot.
+            nconst = 0
+            const = 0.0
             for j in range(len(kids) - 1, -1, -1):
                 c, s, r, dv = kids[j]
+                if dv is None:
+                    cname = type(c).__name__
+                    if cname == "IntImm" or cname == "FloatImm":
+                        nconst += 1
+                        const += _slog(c.value)
+                        continue
                 stack.append((c, nid, depth + 1, child_loopd, child_trips, s, r, dv))
+            if nconst:
+                sp_node.append(nid)
+                sp_node.append(nid)
+                sp_col.append(F_CONST)
+                sp_col.append(F_NCONST)
+                sp_val.append(const)
+                sp_val.append(float(nconst))
     return (
         types, parents, depths, loop_depths, trips_out, sp_node, sp_col, sp_val,
         def_src, def_dst, unknown,

@@ -121,12 +121,18 @@ def lower(mod, lowering: str = "emulated"):
     return _main_func(mod)
 
 
+def walk_lists(func, max_nodes: int, walk=_walk.walk):
+    """Walk a PrimFunc; return the raw lists of :func:`tvm_gnn._walk.walk`."""
+    out = walk(func.body, _TYPE_IDS, max_nodes)
+    if out[-1]:
+        logger.debug("node types outside the vocabulary (mapped to <unk>): %s", sorted(out[-1]))
+    return out
+
+
 def walk_arrays(func, max_nodes: int, walk=_walk.walk):
     """Walk a PrimFunc; return numpy arrays ``(node_type, x, edge_index, edge_type)``."""
     (types, parents, depths, loop_depths, trips, sp_node, sp_col, sp_val, def_src, def_dst,
-     unknown) = walk(func.body, _TYPE_IDS, max_nodes)  # fmt: skip
-    if unknown:
-        logger.debug("node types outside the vocabulary (mapped to <unk>): %s", sorted(unknown))
+     _) = walk_lists(func, max_nodes, walk)  # fmt: skip
     n = len(types)
     x = np.zeros((n, NUM_FEATURES), dtype=np.float32)
     x[:, _walk.F_DEPTH] = np.log2(1.0 + np.asarray(depths, dtype=np.float32))
@@ -190,3 +196,36 @@ def featurize_candidates(candidates, config: FeaturizerConfig | None = None):
             graphs.append(None)
             errors.append(f"candidate {i}: {type(err).__name__}: {err}")
     return graphs, errors
+
+
+def pack_graphs(graphs: list[Data]) -> dict[str, torch.Tensor]:
+    """Concatenate graphs into a few flat tensors (for checkpoints and on-disk caches)."""
+    num_nodes = torch.tensor([g.num_nodes for g in graphs], dtype=torch.int64)
+    num_edges = torch.tensor([g.edge_index.shape[1] for g in graphs], dtype=torch.int64)
+    empty = torch.zeros(0, dtype=torch.int64)
+    return {
+        "x": torch.cat([g.x for g in graphs]) if graphs else torch.zeros(0, NUM_FEATURES),
+        "node_type": torch.cat([g.node_type for g in graphs]) if graphs else empty,
+        "edge_index": torch.cat([g.edge_index for g in graphs], 1) if graphs else empty.view(2, 0),
+        "edge_type": torch.cat([g.edge_type for g in graphs]) if graphs else empty,
+        "num_nodes": num_nodes,
+        "num_edges": num_edges,
+    }
+
+
+def unpack_graphs(packed: dict[str, torch.Tensor]) -> list[Data]:
+    """Inverse of :func:`pack_graphs`."""
+    node_ptr = torch.cat([torch.zeros(1, dtype=torch.int64), packed["num_nodes"].cumsum(0)])
+    edge_ptr = torch.cat([torch.zeros(1, dtype=torch.int64), packed["num_edges"].cumsum(0)])
+    graphs = []
+    for i in range(len(packed["num_nodes"])):
+        n0, n1, e0, e1 = int(node_ptr[i]), int(node_ptr[i + 1]), int(edge_ptr[i]), int(edge_ptr[i + 1])
+        graphs.append(
+            Data(
+                x=packed["x"][n0:n1],
+                node_type=packed["node_type"][n0:n1],
+                edge_index=packed["edge_index"][:, e0:e1],
+                edge_type=packed["edge_type"][e0:e1],
+            )
+        )
+    return graphs

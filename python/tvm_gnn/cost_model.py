@@ -1,0 +1,224 @@
+# Licensed under the Apache License, Version 2.0.
+"""``GNNModel``: the GNN as a MetaSchedule cost model (the thin TVM adapter).
+
+It follows the contract of TVM's ``XGBModel``:
+
+- ``predict`` returns one float64 score per candidate; higher is better;
+- random scores until ``num_warmup_samples`` measurements arrived (unless the model starts from
+  trained weights);
+- a failed run costs ``1e10``; labels are ``min_cost / cost`` within one workload
+  (``shash2hex(context.mod)``);
+- ``update`` retrains online as measurements arrive;
+- ``save`` -> ``load`` -> ``predict`` gives the same scores.
+
+A candidate that cannot be featurized gets :data:`FAILED_SCORE` and a logged warning: a cost model
+never stops a tuning run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+from pathlib import Path
+
+import numpy as np
+import torch
+from tvm.ir.utils import derived_object
+from tvm.s_tir.meta_schedule.cost_model import PyCostModel
+from tvm.s_tir.meta_schedule.utils import shash2hex
+
+from . import checkpoint
+from .graph import FeaturizerConfig, featurize_candidates, pack_graphs, unpack_graphs
+from .model import GNN, GNNConfig
+from .train import TrainConfig, fit, predict
+from .vocab import NODE_TYPES
+
+logger = logging.getLogger(__name__)
+
+#: Cost of a failed build or run, as XGBModel uses.
+FAILED_COST = 1e10
+#: Score of a candidate that could not be featurized: below any model output.
+FAILED_SCORE = -1e10
+
+#: Online retraining: a few epochs, a bounded time, so tuning does not wait for the model.
+ONLINE_TRAIN = TrainConfig(epochs=8, batch_size=128, lr=1e-3, patience=8, max_seconds=20.0)
+
+
+def _median_cost(result) -> float:
+    """The median run time of a RunnerResult, or FAILED_COST for a failed or invalid run."""
+    if result.error_msg is not None or not result.run_secs:
+        return FAILED_COST
+    secs = [float(s) for s in result.run_secs]
+    if not all(math.isfinite(s) and s > 0 for s in secs):
+        logger.warning("discarding invalid run times %s (treated as a failed run)", secs)
+        return FAILED_COST
+    return float(np.median(secs))
+
+
+def default_gnn(embedding: str = "fasttext", **overrides) -> GNN:
+    """A freshly initialized GNN; FastText vectors from the package for ``embedding="fasttext"``."""
+    from .graph import NUM_FEATURES
+
+    config = GNNConfig(
+        num_node_types=len(NODE_TYPES), num_features=NUM_FEATURES, embedding=embedding, **overrides
+    )
+    vectors = None
+    if embedding == "fasttext":
+        from .embeddings import load_vectors
+
+        vectors = torch.from_numpy(load_vectors())
+        if vectors.shape[1] != config.embed_dim:
+            raise ValueError(
+                f"shipped FastText vectors have {vectors.shape[1]} dims, config wants "
+                f"{config.embed_dim}"
+            )
+    return GNN(config, vectors)
+
+
+@derived_object
+class GNNModel(PyCostModel):
+    """Graph-neural-network cost model over the TIR of each candidate.
+
+    Parameters
+    ----------
+    checkpoint : str or Path, optional
+        Start from these trained weights (see :mod:`tvm_gnn.checkpoint`). Without one the model
+        starts from scratch and scores randomly until ``num_warmup_samples``.
+    embedding : {"fasttext", "learned"}
+        Node-type embedding of a model started from scratch.
+    featurizer : FeaturizerConfig, optional
+        How candidates become graphs (for a model started from scratch; a checkpoint brings its
+        own).
+    num_warmup_samples : int
+        Measurements before a from-scratch model's scores are used (XGBModel's default, 100).
+    train_config : TrainConfig, optional
+        Online retraining settings; defaults to :data:`ONLINE_TRAIN`.
+    seed : int
+        Seeds initialization, online training and the warm-up's random scores.
+    predict_batch_size : int
+        Graphs per forward pass in ``predict``.
+    """
+
+    def __init__(
+        self,
+        *,
+        checkpoint: str | Path | None = None,
+        embedding: str = "fasttext",
+        featurizer: FeaturizerConfig | None = None,
+        num_warmup_samples: int = 100,
+        train_config: TrainConfig | None = None,
+        seed: int = 0,
+        predict_batch_size: int = 1024,
+    ):
+        super().__init__()
+        self.num_warmup_samples = num_warmup_samples
+        self.train_config = train_config or ONLINE_TRAIN
+        self.seed = seed
+        self.predict_batch_size = predict_batch_size
+        self._rng = np.random.default_rng(seed)
+        self.data: dict[str, tuple[list, np.ndarray]] = {}  # workload hash -> (graphs, costs)
+        self.data_size = 0
+        self.last_train_size = 0
+        self.trained = False
+        if checkpoint is not None:
+            self.load(str(checkpoint))
+        else:
+            torch.manual_seed(seed)
+            self.model = default_gnn(embedding)
+            self.featurizer = featurizer or FeaturizerConfig()
+
+    # -- persistence ---------------------------------------------------------------------------
+    def load(self, path: str) -> None:
+        """Load weights, featurizer config and online data from a checkpoint.
+
+        Raises :class:`tvm_gnn.checkpoint.CheckpointError` naming the file if it is missing or
+        corrupt.
+        """
+        self.model, self.featurizer, extra = checkpoint.load(path)
+        self.trained = bool(extra.get("trained", True))
+        self.data = {}
+        for key, entry in extra.get("online_data", {}).items():
+            self.data[key] = (unpack_graphs(entry["graphs"]), entry["costs"].numpy())
+        self.data_size = sum(len(g) for g, _ in self.data.values())
+        self.last_train_size = int(extra.get("last_train_size", self.data_size))
+
+    def save(self, path: str) -> None:
+        """Save weights, config, vocabulary and online data, atomically."""
+        online = {
+            key: {"graphs": pack_graphs(graphs), "costs": torch.from_numpy(costs)}
+            for key, (graphs, costs) in self.data.items()
+        }
+        extra = {"trained": self.trained, "online_data": online,
+                 "last_train_size": self.last_train_size}  # fmt: skip
+        checkpoint.save(path, self.model, self.featurizer, extra)
+        logger.info("saved GNNModel to %s", path)
+
+    # -- MetaSchedule interface ----------------------------------------------------------------
+    def update(self, context, candidates, results) -> None:
+        """Add measured candidates to the online data and retrain when enough is new."""
+        assert len(candidates) == len(results)
+        if not candidates:
+            return
+        graphs, errors = featurize_candidates(candidates, self.featurizer)
+        if errors:
+            logger.warning("GNNModel.update: %d candidate(s) not featurized, skipped: %s",
+                           len(errors), errors[0])  # fmt: skip
+        costs = [_median_cost(r) for r in results]
+        keep = [i for i, g in enumerate(graphs) if g is not None]
+        if not keep:
+            return
+        key = shash2hex(context.mod)
+        old_graphs, old_costs = self.data.get(key, ([], np.zeros(0)))
+        self.data[key] = (
+            old_graphs + [graphs[i] for i in keep],
+            np.concatenate([old_costs, np.array([costs[i] for i in keep])]),
+        )
+        self.data_size += len(keep)
+        if not self.trained and self.data_size < self.num_warmup_samples:
+            return
+        if self.data_size - self.last_train_size < self.last_train_size / 5:
+            return  # as XGBModel: retrain once the data grew by a fifth
+        self._retrain()
+
+    def _training_graphs(self):
+        out = []
+        for gid, (graphs, costs) in enumerate(self.data.values()):
+            ok = costs < FAILED_COST
+            if not ok.any():
+                continue
+            labels = np.where(ok, costs[ok].min() / costs, 0.0)
+            for g, y in zip(graphs, labels):
+                g = g.clone()
+                g.y = torch.tensor(float(y))
+                g.group = torch.tensor(gid)
+                out.append(g)
+        return out
+
+    def _retrain(self) -> None:
+        train = self._training_graphs()
+        if not train:
+            return
+        cfg = self.train_config
+        hist = fit(self.model, train, None, dataclasses.replace(cfg, seed=self.seed))
+        self.last_train_size = self.data_size
+        self.trained = True
+        logger.info("GNNModel retrained on %d graphs in %.1fs (loss %.4f)", len(train),
+                    hist.seconds, hist.train_loss[-1])  # fmt: skip
+
+    def predict(self, context, candidates) -> np.ndarray:
+        """Score candidates: higher means predicted faster."""
+        n = len(candidates)
+        if n == 0:
+            return np.zeros(0, dtype="float64")
+        if not self.trained:
+            return self._rng.uniform(0.0, 1.0, size=n).astype("float64")
+        graphs, errors = featurize_candidates(candidates, self.featurizer)
+        if errors:
+            logger.warning("GNNModel.predict: %d candidate(s) not featurized, scored %g: %s",
+                           len(errors), FAILED_SCORE, errors[0])  # fmt: skip
+        ok = [i for i, g in enumerate(graphs) if g is not None]
+        scores = np.full(n, FAILED_SCORE, dtype="float64")
+        if ok:
+            scores[ok] = predict(self.model, [graphs[i] for i in ok], self.predict_batch_size)
+        return scores

@@ -1,0 +1,109 @@
+# Licensed under the Apache License, Version 2.0.
+"""The GNN: node-type embedding + numeric features -> 3x (GraphConv, TopKPooling) -> MLP head.
+
+Imports no ``tvm``: it works on ``torch_geometric`` batches, so it trains and tests offline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Literal
+
+import torch
+from torch import nn
+from torch_geometric.nn import GraphConv, TopKPooling, global_max_pool, global_mean_pool
+
+EMBEDDINGS = ("fasttext", "learned")
+
+
+@dataclass(frozen=True)
+class GNNConfig:
+    """Shape of the network. Stored in every checkpoint."""
+
+    num_node_types: int  # size of the node-type vocabulary (tvm_gnn.vocab.NODE_TYPES)
+    num_features: int  # numeric features per node (tvm_gnn.graph.NUM_FEATURES)
+    # "fasttext": frozen vectors trained on node-type walks; "learned": a trainable nn.Embedding.
+    embedding: Literal["fasttext", "learned"] = "fasttext"
+    embed_dim: int = 32  # node-type embedding width (the FastText vector size)
+    hidden: int = 32  # width of the message-passing layers (64 halves inference speed)
+    num_layers: int = 3  # GraphConv layers, each followed by a TopKPooling
+    topk: bool = True  # TopKPooling between layers; False keeps every node (ablation)
+    pool_ratio: float = 0.5  # fraction of nodes each TopKPooling keeps
+    head_hidden: int = 64  # width of the MLP head
+    dropout: float = 0.1  # dropout in the head, training only
+
+    def __post_init__(self):
+        if self.embedding not in EMBEDDINGS:
+            raise ValueError(f"unknown embedding {self.embedding!r}; choose one of {EMBEDDINGS}")
+        if not 0.0 < self.pool_ratio <= 1.0:
+            raise ValueError(f"pool_ratio must be in (0, 1], got {self.pool_ratio}")
+        if self.num_layers < 1:
+            raise ValueError(f"num_layers must be at least 1, got {self.num_layers}")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> GNNConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown GNNConfig fields {sorted(unknown)}")
+        return cls(**d)
+
+
+class GNN(nn.Module):
+    """Predicts a score per graph; higher means a faster program.
+
+    Parameters
+    ----------
+    config : GNNConfig
+        The network's shape.
+    type_vectors : torch.Tensor, optional
+        ``[num_node_types, embed_dim]`` initial node-type vectors (FastText). Frozen when
+        ``config.embedding == "fasttext"``; required then, unless weights are loaded afterwards.
+    """
+
+    def __init__(self, config: GNNConfig, type_vectors: torch.Tensor | None = None):
+        super().__init__()
+        self.config = config
+        c = config
+        self.embed = nn.Embedding(c.num_node_types, c.embed_dim)
+        if type_vectors is not None:
+            if tuple(type_vectors.shape) != (c.num_node_types, c.embed_dim):
+                raise ValueError(
+                    f"type_vectors has shape {tuple(type_vectors.shape)}, "
+                    f"expected {(c.num_node_types, c.embed_dim)}"
+                )
+            with torch.no_grad():
+                self.embed.weight.copy_(type_vectors)
+        self.embed.weight.requires_grad_(c.embedding == "learned")
+        self.inp = nn.Linear(c.embed_dim + c.num_features, c.hidden)
+        self.convs = nn.ModuleList(GraphConv(c.hidden, c.hidden) for _ in range(c.num_layers))
+        self.pools = nn.ModuleList(
+            TopKPooling(c.hidden, ratio=c.pool_ratio) for _ in range(c.num_layers if c.topk else 0)
+        )
+        self.head = nn.Sequential(
+            nn.Linear(2 * c.hidden, c.head_hidden),
+            nn.ReLU(),
+            nn.Dropout(c.dropout),
+            nn.Linear(c.head_hidden, 1),
+        )
+
+    def forward(self, x, node_type, edge_index, batch, num_graphs: int):
+        # x: [N, F] float, node_type: [N] long, edge_index: [2, E] long, batch: [N] long
+        h = torch.cat([self.embed(node_type), x], dim=-1)  # [N, D + F]
+        h = torch.relu(self.inp(h))  # [N, H]
+        readout = 0
+        for i, conv in enumerate(self.convs):
+            h = torch.relu(conv(h, edge_index))  # [N_i, H]
+            if self.pools:
+                h, edge_index, _, batch, _, _ = self.pools[i](h, edge_index, batch=batch)
+            mean = global_mean_pool(h, batch, size=num_graphs)  # [B, H]
+            mx = global_max_pool(h, batch, size=num_graphs)  # [B, H]
+            readout = readout + torch.cat([mean, mx], dim=-1)  # [B, 2H]
+        return self.head(readout).squeeze(-1)  # [B]
+
+    def forward_batch(self, data):
+        """Forward on a ``torch_geometric.data.Batch``."""
+        return self(data.x, data.node_type, data.edge_index, data.batch, data.num_graphs)

@@ -1,0 +1,58 @@
+# Licensed under the Apache License, Version 2.0.
+"""Sample MetaSchedule candidates of a workload without measuring them.
+
+Candidates are what MetaSchedule's search hands its cost model: random decisions on the design
+space, with the post-processors applied (``ReplayTrace``).
+"""
+
+from __future__ import annotations
+
+
+def target_from(spec: str, num_cores: int | None = None):
+    """A ``tvm.target.Target`` from ``llvm``/``cuda`` or any target string/JSON TVM accepts.
+
+    Raises ``ValueError`` (not TVM's error) for a target TVM does not know.
+    """
+    import tvm
+
+    if spec == "llvm":
+        import os
+
+        return tvm.target.Target({"kind": "llvm", "num-cores": num_cores or os.cpu_count() or 1})
+    try:
+        return tvm.target.Target(spec)
+    except Exception as err:  # noqa: BLE001 - TVM raises its own error types
+        raise ValueError(f"unknown target {spec!r}: {err}") from None
+
+
+def sample_candidates(mod, target, n: int, seed: int = 0):
+    """``n`` post-processed random candidates of ``mod`` for ``target``.
+
+    Returns
+    -------
+    context : TuneContext
+        The tune context (``predict`` and ``update`` of cost models take it).
+    candidates : list[MeasureCandidate]
+    """
+    from tvm.s_tir import meta_schedule as ms
+
+    ctx = ms.TuneContext(
+        mod=mod,
+        target=target,
+        space_generator="post-order-apply",
+        search_strategy="replay-trace",
+        task_name="sample",
+        num_threads=1,
+        rand_state=seed,
+    )
+    spaces = ctx.generate_design_space()
+    ctx.pre_tuning(
+        max_trials=n,
+        num_trials_per_iter=n,
+        design_spaces=spaces,
+        database=ms.database.MemoryDatabase(),
+        cost_model=ms.cost_model.RandomModel(),
+    )
+    cands = ctx.search_strategy.generate_measure_candidates() or []
+    ctx.post_tuning()
+    return ctx, list(cands)

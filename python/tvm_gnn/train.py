@@ -1,0 +1,148 @@
+# Licensed under the Apache License, Version 2.0.
+"""Training and batched inference for :class:`tvm_gnn.model.GNN`. Imports no ``tvm``.
+
+Each training graph carries ``y``, its normalized throughput within its workload
+(``min_cost / cost``, in (0, 1]; 0 for a failed run), and ``group``, its workload id.
+The loss is a pairwise ranking loss (RankNet: logistic loss on score differences of pairs
+in the same workload) plus ``mse_weight`` times the squared error against ``y``.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from torch_geometric.data import Batch, Data
+
+from .metrics import pairwise_accuracy
+from .model import GNN
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Optimization settings."""
+
+    epochs: int = 40  # passes over the training graphs, at most
+    batch_size: int = 128  # graphs per step
+    lr: float = 2e-3  # Adam learning rate
+    weight_decay: float = 1e-5  # Adam weight decay
+    mse_weight: float = 0.5  # weight of the regression term next to the ranking term
+    patience: int = 6  # epochs without validation improvement before stopping
+    max_seconds: float | None = None  # wall-clock budget (online retraining keeps it small)
+    seed: int = 0  # shuffling and initialization seed
+
+
+@dataclass
+class History:
+    """What :func:`fit` did, epoch by epoch."""
+
+    train_loss: list[float] = field(default_factory=list)
+    val_pairwise_acc: list[float] = field(default_factory=list)
+    best_epoch: int = -1
+    seconds: float = 0.0
+
+
+def ranking_loss(scores: torch.Tensor, y: torch.Tensor, group: torch.Tensor, mse_weight: float):
+    """RankNet loss over pairs of the same group with different labels, plus weighted MSE."""
+    same = group[:, None] == group[None, :]
+    better = (y[:, None] - y[None, :]) > 1e-6
+    mask = same & better
+    diff = scores[:, None] - scores[None, :]
+    rank = torch.nn.functional.softplus(-diff[mask]).mean() if mask.any() else scores.sum() * 0
+    return rank + mse_weight * torch.mean((scores - y) ** 2)
+
+
+def _batches(n: int, batch_size: int, rng: np.random.Generator, groups: np.ndarray):
+    """Shuffled mini-batches that keep each group's graphs together where possible.
+
+    Groups are shuffled, then each group's graphs; consecutive runs of batch_size form batches,
+    so most pairs in a batch share a workload (the ranking loss only uses those).
+    """
+    order = []
+    for g in rng.permutation(np.unique(groups)):
+        idx = np.nonzero(groups == g)[0]
+        order.extend(rng.permutation(idx).tolist())
+    return [order[i : i + batch_size] for i in range(0, n, batch_size)]
+
+
+def fit(
+    model: GNN,
+    train: list[Data],
+    val: list[Data] | None = None,
+    config: TrainConfig | None = None,
+    progress: bool = False,
+) -> History:
+    """Train ``model`` in place on ``train``, early-stopping on pairwise accuracy on ``val``.
+
+    Deterministic for a given ``config.seed`` and data order. Without ``val``, runs all epochs
+    (or until ``max_seconds``) and keeps the last weights.
+    """
+    config = config or TrainConfig()
+    if not train:
+        raise ValueError("no training graphs")
+    torch.manual_seed(config.seed)
+    rng = np.random.default_rng(config.seed)
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.Adam(params, lr=config.lr, weight_decay=config.weight_decay)
+    groups = np.array([int(d.group) for d in train])
+    hist = History()
+    best_acc, best_state, bad = -math.inf, None, 0
+    start = time.perf_counter()
+    epochs = range(config.epochs)
+    if progress:
+        from tqdm import tqdm
+
+        epochs = tqdm(epochs, desc="train", unit="epoch")
+    for epoch in epochs:
+        model.train()
+        total, count = 0.0, 0
+        for idx in _batches(len(train), config.batch_size, rng, groups):
+            batch = Batch.from_data_list([train[i] for i in idx])
+            scores = model.forward_batch(batch)
+            loss = ranking_loss(scores, batch.y, batch.group, config.mse_weight)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += float(loss) * len(idx)
+            count += len(idx)
+        hist.train_loss.append(total / count)
+        if val:
+            acc = pairwise_accuracy(predict(model, val), [float(d.y) for d in val],
+                                    [int(d.group) for d in val])  # fmt: skip
+            hist.val_pairwise_acc.append(acc)
+            if acc > best_acc:
+                best_acc, best_state, bad = acc, copy.deepcopy(model.state_dict()), 0
+                hist.best_epoch = epoch
+            else:
+                bad += 1
+            if progress:
+                epochs.set_postfix(loss=f"{hist.train_loss[-1]:.4f}", val_acc=f"{acc:.4f}")
+            if bad >= config.patience:
+                break
+        if config.max_seconds is not None and time.perf_counter() - start > config.max_seconds:
+            break
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    else:
+        hist.best_epoch = len(hist.train_loss) - 1
+    hist.seconds = time.perf_counter() - start
+    model.eval()
+    return hist
+
+
+@torch.inference_mode()
+def predict(model: GNN, graphs: list[Data], batch_size: int = 1024) -> np.ndarray:
+    """Scores for ``graphs`` (higher is better), batched."""
+    model.eval()
+    out = []
+    for i in range(0, len(graphs), batch_size):
+        batch = Batch.from_data_list(graphs[i : i + batch_size])
+        out.append(model.forward_batch(batch).numpy())
+    return np.concatenate(out).astype(np.float64) if out else np.zeros(0, np.float64)
