@@ -1,0 +1,52 @@
+"""Shared fixtures: small real programs and real MetaSchedule candidates."""
+
+import pytest
+from tvm.script import tirx as T
+
+
+@T.prim_func(s_tir=True)
+def add_one(a: T.Buffer((8,), "float32"), b: T.Buffer((8,), "float32")):
+    for i in range(8):
+        b[i] = a[i] + T.float32(1)
+
+
+@T.prim_func(s_tir=True)
+def matmul4(
+    a: T.Buffer((4, 4), "float32"), b: T.Buffer((4, 4), "float32"), c: T.Buffer((4, 4), "float32")
+):
+    for i, j, k in T.grid(4, 4, 4):
+        with T.sblock("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                c[vi, vj] = T.float32(0)
+            c[vi, vj] = c[vi, vj] + a[vi, vk] * b[vk, vj]
+
+
+@T.prim_func(s_tir=True)
+def matmul64(
+    a: T.Buffer((64, 64), "float32"),
+    b: T.Buffer((64, 64), "float32"),
+    c: T.Buffer((64, 64), "float32"),
+):
+    for i, j, k in T.grid(64, 64, 64):
+        with T.sblock("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                c[vi, vj] = T.float32(0)
+            c[vi, vj] = c[vi, vj] + a[vi, vk] * b[vk, vj]
+
+
+@pytest.fixture(scope="session")
+def llvm_target():
+    from tvm_gnn.sampling import target_from
+
+    return target_from("llvm", num_cores=2)
+
+
+@pytest.fixture(scope="session")
+def conv_candidates(llvm_target):
+    """48 post-processed random candidates of ResNet-18's 3x3 conv2d, with their TuneContext."""
+    from tvm_gnn import workloads
+    from tvm_gnn.sampling import sample_candidates
+
+    return sample_candidates(workloads.get("resnet18_conv2d"), llvm_target, 48, seed=0)

@@ -1,0 +1,117 @@
+"""Featurizer: exact graphs of hand-written programs, both lowerings, caps and bad input."""
+
+import numpy as np
+import pytest
+import torch
+
+from tvm_gnn import _walk, graph
+from tvm_gnn.vocab import NODE_TYPES
+
+from .conftest import add_one, matmul4
+
+
+def _types(d):
+    return [NODE_TYPES[t] for t in d.node_type.tolist()]
+
+
+def _edges(d, kind):
+    m = d.edge_type == kind
+    return sorted(map(tuple, d.edge_index[:, m].t().tolist()))
+
+
+def test_add_one_graph_is_exact():
+    d = graph.featurize(add_one)
+    d.validate(raise_on_error=True)
+    # b[i] = a[i] + 1.0: the constant is folded into Add; store value first, then its index.
+    assert _types(d) == ["For", "BufferStore", "Add", "BufferLoad", "Var", "Var"]
+    assert _edges(d, graph.EDGE_DOWN) == [(0, 1), (1, 2), (1, 5), (2, 3), (3, 4)]
+    assert _edges(d, graph.EDGE_UP) == [(1, 0), (2, 1), (3, 2), (4, 3), (5, 1)]
+    assert _edges(d, graph.EDGE_DEF_USE) == [(0, 4), (0, 5)]  # loop i -> both uses of i
+    assert _edges(d, graph.EDGE_USE_DEF) == [(4, 0), (5, 0)]
+    x = d.x.numpy()
+    assert x.shape == (6, graph.NUM_FEATURES)
+    assert x[0, _walk.F_VALUE] == 3.0  # log2(extent 8)
+    assert x[0, _walk.F_KIND + 0] == 1.0  # serial
+    assert x[1, _walk.F_TRIPS] == 3.0  # the store runs 8 times
+    assert x[1, _walk.F_BITS] == 5.0  # float32
+    assert x[2, _walk.F_NCONST] == 1.0 and x[2, _walk.F_CONST] == 1.0  # + 1.0 folded
+    assert x[5, _walk.F_STRIDE] == 1.0  # log2(1 + stride 1) of the store's index
+
+
+def test_matmul_block_graph_is_exact():
+    d = graph.featurize(matmul4)
+    d.validate(raise_on_error=True)
+    types = _types(d)
+    assert len(types) == 27
+    assert types.count("For") == 3
+    assert types.count("SBlockRealize") == 2 and types.count("SBlock") == 2
+    assert types.count("BufferStore") == 2  # init and update
+    assert types.count("BufferLoad") == 3
+    assert types.count("Var") == 13  # 3 bindings + 10 index uses
+    assert types.count("Add") == 1 and types.count("Mul") == 1
+    assert d.edge_index.shape[1] == 2 * 26 + 2 * 13
+    du = _edges(d, graph.EDGE_DEF_USE)
+    # loops i, j, k (nodes 2, 3, 4) define the block bindings (6, 7, 8) ...
+    assert (2, 6) in du and (3, 7) in du and (4, 8) in du
+    # ... which define vi, vj, vk: 4 + 4 + 2 uses.
+    assert sum(1 for s, _ in du if s == 6) == 4
+    assert sum(1 for s, _ in du if s == 7) == 4
+    assert sum(1 for s, _ in du if s == 8) == 2
+    x = d.x.numpy()
+    assert x[8, _walk.F_REDUCE] == 1.0 and x[6, _walk.F_REDUCE] == 0.0
+
+
+def test_real_candidates_featurize_in_both_lowerings(conv_candidates):
+    _, cands = conv_candidates
+    for lowering in graph.LOWERINGS:
+        cfg = graph.FeaturizerConfig(lowering=lowering)
+        graphs, errors = graph.featurize_candidates(cands[:8], cfg)
+        assert errors == []
+        for d in graphs:
+            d.validate(raise_on_error=True)
+            assert 50 < d.num_nodes < 2000
+            assert torch.isfinite(d.x).all()
+            assert (d.node_type > 0).all(), "every node type of a real conv2d is in the vocabulary"
+    # parallel and vectorized loops of post-processed candidates are seen as such
+    d = graph.featurize(cands[0].sch.mod)
+    loops = d.x[d.node_type == NODE_TYPES.index("For")]
+    assert loops[:, _walk.F_KIND + 1].sum() >= 1  # parallel
+
+
+def test_node_cap_is_an_error_not_a_truncation():
+    with pytest.raises(graph.GraphTooLargeError, match="more than 5 nodes"):
+        graph.featurize(matmul4, graph.FeaturizerConfig(max_nodes=5))
+    assert graph.featurize(matmul4, graph.FeaturizerConfig(max_nodes=27)).num_nodes == 27
+
+
+def test_bad_config_names_choices():
+    with pytest.raises(ValueError, match="emulated"):
+        graph.FeaturizerConfig(lowering="fast")
+    with pytest.raises(ValueError, match="max_nodes"):
+        graph.FeaturizerConfig(max_nodes=0)
+
+
+def test_featurize_candidates_reports_failures(conv_candidates):
+    _, cands = conv_candidates
+    graphs, errors = graph.featurize_candidates(
+        [cands[0], cands[1]], graph.FeaturizerConfig(max_nodes=10)
+    )
+    assert graphs == [None, None]
+    assert len(errors) == 2 and "GraphTooLargeError" in errors[0]
+
+
+def test_pack_unpack_round_trip(conv_candidates):
+    graphs = [graph.featurize(c.sch.mod) for c in conv_candidates[1][:5]] + [graph.featurize(add_one)]
+    back = graph.unpack_graphs(graph.pack_graphs(graphs))
+    assert len(back) == len(graphs)
+    for a, b in zip(graphs, back):
+        for key in ("x", "node_type", "edge_index", "edge_type"):
+            assert torch.equal(a[key], b[key])
+    assert graph.unpack_graphs(graph.pack_graphs([])) == []
+
+
+def test_featurizer_is_deterministic(conv_candidates):
+    m = conv_candidates[1][3].sch.mod
+    a, b = graph.featurize(m), graph.featurize(m)
+    np.testing.assert_array_equal(a.x.numpy(), b.x.numpy())
+    np.testing.assert_array_equal(a.edge_index.numpy(), b.edge_index.numpy())

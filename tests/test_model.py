@@ -1,0 +1,52 @@
+"""The GNN: shapes, batching, options and the FastText embedding switch."""
+
+import pytest
+import torch
+from torch_geometric.data import Batch
+
+from tvm_gnn import graph
+from tvm_gnn.cost_model import default_gnn
+from tvm_gnn.embeddings import load_vectors
+from tvm_gnn.model import GNN, GNNConfig
+from tvm_gnn.vocab import NODE_TYPES
+
+from .conftest import add_one, matmul4
+
+
+def _config(**kw):
+    return GNNConfig(num_node_types=len(NODE_TYPES), num_features=graph.NUM_FEATURES, **kw)
+
+
+@pytest.mark.parametrize("topk", [True, False])
+@pytest.mark.parametrize("embedding", ["fasttext", "learned"])
+def test_forward_one_score_per_graph(topk, embedding):
+    torch.manual_seed(0)
+    model = default_gnn(embedding, topk=topk).eval()
+    graphs = [graph.featurize(add_one), graph.featurize(matmul4)] * 3
+    batch = Batch.from_data_list(graphs)
+    with torch.no_grad():
+        out = model.forward_batch(batch)
+    assert out.shape == (6,)
+    assert torch.isfinite(out).all()
+    assert torch.allclose(out[0], out[2]) and torch.allclose(out[1], out[3])  # batching-invariant
+    assert len(model.pools) == (3 if topk else 0)
+
+
+def test_fasttext_embedding_is_frozen_and_learned_is_not():
+    ft = default_gnn("fasttext")
+    assert not ft.embed.weight.requires_grad
+    assert torch.allclose(ft.embed.weight, torch.from_numpy(load_vectors()))
+    assert default_gnn("learned").embed.weight.requires_grad
+
+
+def test_config_validation_and_round_trip():
+    cfg = _config(hidden=16)
+    assert GNNConfig.from_dict(cfg.to_dict()) == cfg
+    with pytest.raises(ValueError, match="fasttext"):
+        _config(embedding="word2vec")
+    with pytest.raises(ValueError, match="pool_ratio"):
+        _config(pool_ratio=0.0)
+    with pytest.raises(ValueError, match="unknown GNNConfig fields"):
+        GNNConfig.from_dict({**cfg.to_dict(), "heads": 4})
+    with pytest.raises(ValueError, match="shape"):
+        GNN(cfg, torch.zeros(3, 3))
