@@ -25,8 +25,11 @@ def target_from(spec: str, num_cores: int | None = None):
         raise ValueError(f"unknown target {spec!r}: {err}") from None
 
 
-def sample_candidates(mod, target, n: int, seed: int = 0):
+def sample_candidates(mod, target, n: int, seed: int = 0, num_threads: int | None = None):
     """``n`` post-processed random candidates of ``mod`` for ``target``.
+
+    ``num_threads`` (default: all cores) is the context's thread count, which MetaSchedule's
+    own feature extraction (XGBModel's) uses.
 
     Returns
     -------
@@ -34,6 +37,8 @@ def sample_candidates(mod, target, n: int, seed: int = 0):
         The tune context (``predict`` and ``update`` of cost models take it).
     candidates : list[MeasureCandidate]
     """
+    import os
+
     from tvm.s_tir import meta_schedule as ms
 
     ctx = ms.TuneContext(
@@ -42,7 +47,7 @@ def sample_candidates(mod, target, n: int, seed: int = 0):
         space_generator="post-order-apply",
         search_strategy="replay-trace",
         task_name="sample",
-        num_threads=1,
+        num_threads=num_threads or os.cpu_count() or 1,
         rand_state=seed,
     )
     spaces = ctx.generate_design_space()

@@ -110,7 +110,7 @@ def fit(
             opt.zero_grad()
             loss.backward()
             opt.step()
-            total += float(loss) * len(idx)
+            total += float(loss.detach()) * len(idx)
             count += len(idx)
         hist.train_loss.append(total / count)
         if val:

@@ -102,6 +102,7 @@ def tune_tir(
         The tuning records; ``progress.history`` of the returned ``(database, progress)`` has the
         best latency after each trial.
     """
+    model = make_cost_model(cost_model, seed=seed, checkpoint=checkpoint)  # fails before the bar
     callback = ProgressCallback(max_trials, desc=desc, enabled=progress)
     try:
         db = ms.tune_tir(
@@ -112,7 +113,7 @@ def tune_tir(
             num_trials_per_iter=num_trials_per_iter,
             builder=builder or make_builder(),
             runner=runner,
-            cost_model=make_cost_model(cost_model, seed=seed, checkpoint=checkpoint),
+            cost_model=model,
             measure_callbacks=[*ms.measure_callback.MeasureCallback.create("default"), callback],
             seed=seed,
         )

@@ -1,0 +1,159 @@
+# Licensed under the Apache License, Version 2.0.
+"""Throughput of GNNModel against TVM's XGBModel, on the same candidates in the same run.
+
+Samples N post-processed candidates of one real task (default: ResNet-18's 3x3 conv2d), gives
+both models a booster / trained weights (from 64 candidates with synthetic latencies: what is
+measured here is speed, which does not depend on the weights), then times, in one process:
+
+- GNNModel.predict through TVM's cost-model interface (featurize + batched GNN), and its parts;
+- the featurizer with TVM's own lowering passes instead (``lowering="tvm"``), on a subset;
+- XGBModel.predict through the same interface, and its feature extraction (PerStoreFeature).
+
+Writes a markdown table into docs/benchmarks.md (between markers) and JSON next to this file.
+
+    .venv/bin/python benchmarks/featurize_predict.py            # 2,048 candidates
+    .venv/bin/python benchmarks/featurize_predict.py -n 256     # quicker
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+MARK = "featurize-predict"
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def timed(fn, reps: int):
+    """Run fn reps times; return (median seconds, last result)."""
+    times, out = [], None
+    for _ in range(reps):
+        t = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t)
+    return float(np.median(times)), out
+
+
+def write_section(path: Path, marker: str, body: str) -> None:
+    begin, end = f"<!-- begin {marker} -->", f"<!-- end {marker} -->"
+    text = path.read_text() if path.exists() else "# Benchmarks\n"
+    block = f"{begin}\n{body.rstrip()}\n{end}"
+    if begin in text:
+        text = text[: text.index(begin)] + block + text[text.index(end) + len(end) :]
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    path.write_text(text)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("-n", "--candidates", type=int, default=2048)
+    parser.add_argument("--workload", default="resnet18_conv2d")
+    parser.add_argument("--reps", type=int, default=3, help="repetitions of the fast timings")
+    parser.add_argument("--tvm-lowering-subset", type=int, default=256)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    args = parser.parse_args()
+
+    import torch
+    import tvm
+    from tvm.s_tir import meta_schedule as ms
+
+    from tvm_gnn import graph, workloads
+    from tvm_gnn.cost_model import GNNModel
+    from tvm_gnn.sampling import sample_candidates, target_from
+    from tvm_gnn.train import TrainConfig, predict
+
+    cores = os.cpu_count() or 1
+    target = target_from("llvm", cores)
+    t = time.perf_counter()
+    ctx, cands = sample_candidates(workloads.get(args.workload), target, args.candidates + 64,
+                                   seed=args.seed)  # fmt: skip
+    sample_secs = time.perf_counter() - t
+    warm, cands = cands[:64], cands[64:]
+    n = len(cands)
+    print(f"sampled {n + 64} candidates in {sample_secs:.1f}s")
+    rng = np.random.default_rng(args.seed)
+    results = [ms.runner.RunnerResult(run_secs=[float(s)], error_msg=None)
+               for s in rng.uniform(1e-4, 1e-2, len(warm))]  # fmt: skip
+
+    gnn = GNNModel(num_warmup_samples=0, train_config=TrainConfig(epochs=2), seed=args.seed)
+    gnn.update(ctx, warm, results)
+    xgb = ms.cost_model.XGBModel(num_warmup_samples=0, num_tuning_cores=cores)
+    xgb.update(ctx, warm, results)
+
+    rows = {}
+    cfg = graph.FeaturizerConfig()
+    secs, graphs = timed(lambda: graph.featurize_candidates(cands, cfg)[0], args.reps)
+    rows["GNN: featurize (emulated lowering)"] = secs
+    secs, _ = timed(lambda: predict(gnn.model, graphs, gnn.predict_batch_size), args.reps)
+    rows["GNN: batched forward (Batch.from_data_list + GNN)"] = secs
+    secs, gnn_scores = timed(lambda: gnn.predict(ctx, cands), args.reps)
+    rows["**GNNModel.predict** (featurize + forward)"] = secs
+    sub = cands[: args.tvm_lowering_subset]
+    tvm_cfg = graph.FeaturizerConfig(lowering="tvm")
+    secs, _ = timed(lambda: graph.featurize_candidates(sub, tvm_cfg), 1)
+    rows[f"GNN: featurize with TVM's lowering passes ({len(sub)} candidates, scaled)"] = (
+        secs * n / len(sub)
+    )
+    extractor = ms.feature_extractor.PerStoreFeature()
+    secs, _ = timed(lambda: extractor.extract_from(ctx, cands), 1)
+    rows["XGB: PerStoreFeature extraction"] = secs
+    secs, xgb_scores = timed(lambda: xgb.predict(ctx, cands), 1)
+    rows["**XGBModel.predict** (features + booster)"] = secs
+    assert np.isfinite(gnn_scores).all() and np.isfinite(xgb_scores).all()
+
+    gnn_s = rows["**GNNModel.predict** (featurize + forward)"]
+    xgb_s = rows["**XGBModel.predict** (features + booster)"]
+    nodes = np.mean([g.num_nodes for g in graphs])
+    lines = [
+        f"### Featurize + predict throughput ({args.workload}, {n} candidates)",
+        "",
+        "Command: `.venv/bin/python benchmarks/featurize_predict.py"
+        + (f" -n {args.candidates}" if args.candidates != 2048 else "") + "`",
+        "",
+        f"Machine: {cpu_model()}, {cores} cores, torch threads {torch.get_num_threads()}; "
+        f"TVM {tvm.__version__}; {datetime.date.today().isoformat()}. "
+        f"Mean graph size {nodes:.0f} nodes. Timings are medians of {args.reps} runs where a "
+        "run takes under a minute, else one run; ratios compare within this run.",
+        "",
+        "| step | seconds | candidates/s |",
+        "|---|---:|---:|",
+    ]
+    for name, secs in rows.items():
+        lines.append(f"| {name} | {secs:.3f} | {n / secs:,.0f} |")
+    lines += [
+        "",
+        f"GNNModel.predict: **{n / gnn_s:,.0f} candidates/s**, "
+        f"{xgb_s / gnn_s:.1f}x faster than XGBModel.predict ({n / xgb_s:,.1f} candidates/s). "
+        f"Target: >= 2,000 candidates/s and within 3x of XGBModel's time.",
+    ]
+    body = "\n".join(lines)
+    print(body)
+    if not args.no_write:
+        write_section(ROOT / "docs" / "benchmarks.md", MARK, body)
+        out = Path(__file__).parent / "results" / "featurize_predict.json"
+        out.parent.mkdir(exist_ok=True)
+        out.write_text(json.dumps({"candidates": n, "seconds": rows, "cpu": cpu_model(),
+                                   "cores": cores, "mean_nodes": float(nodes)}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

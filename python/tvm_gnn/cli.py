@@ -1,0 +1,185 @@
+# Licensed under the Apache License, Version 2.0.
+"""The ``tvm-gnn`` command line. Each subcommand is a thin layer over an importable function."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import tempfile
+import time
+
+from .checkpoint import CheckpointError
+
+logger = logging.getLogger("tvm_gnn")
+
+
+class UsageError(Exception):
+    """A mistake in the command line or its inputs; printed without a traceback."""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def _workload_name(text: str) -> str:
+    from .workloads import WORKLOADS
+
+    if text not in WORKLOADS:
+        raise argparse.ArgumentTypeError(
+            f"unknown workload {text!r}; choose one of {', '.join(sorted(WORKLOADS))}"
+        )
+    return text
+
+
+# -- demo ----------------------------------------------------------------------------------------
+def cmd_demo(args) -> int:
+    """Tune one workload with GNNModel and with XGBModel on the same budget; print both bests."""
+    from . import workloads
+    from .sampling import target_from
+    from .tune import tune_tir
+
+    target = target_from(args.target, args.num_cores)
+    mod = workloads.get(args.workload)
+    print(f"tvm-gnn demo: {args.workload} on {target.kind.name}, {args.trials} trials per model")
+    rows = []
+    for kind in args.models:
+        start = time.perf_counter()
+        with tempfile.TemporaryDirectory(prefix=f"tvm_gnn_demo_{kind}_") as work_dir:
+            _, progress = tune_tir(
+                mod, target, work_dir, max_trials=args.trials, cost_model=kind,
+                num_trials_per_iter=args.trials_per_iter, seed=args.seed, desc=kind,
+                checkpoint=args.checkpoint if kind == "gnn" else None,
+            )  # fmt: skip
+        rows.append((kind, progress.best, progress.errors, time.perf_counter() - start))
+    print()
+    print(f"{'cost model':<12}{'best latency':>16}{'failed trials':>16}{'tuning time':>14}")
+    for kind, best, errors, secs in rows:
+        print(f"{kind:<12}{best * 1e3:>13.4f} ms{errors:>16}{secs:>12.1f} s")
+    return 0
+
+
+# -- embeddings ----------------------------------------------------------------------------------
+def cmd_embeddings(args) -> int:
+    """Regenerate the FastText node-type vectors shipped in the package."""
+    from . import embeddings
+
+    sentences = embeddings.corpus(args.candidates, seed=args.seed, progress=True)
+    vectors = embeddings.train_vectors(sentences, dim=args.dim, epoch=args.epoch)
+    embeddings.save_vectors(vectors, args.out)
+    tokens = sum(len(s) for s in sentences)
+    print(f"wrote {args.out}: {vectors.shape[0]} node types x {vectors.shape[1]} dims, "
+          f"from {len(sentences)} programs ({tokens} nodes)")  # fmt: skip
+    return 0
+
+
+# -- featurize -----------------------------------------------------------------------------------
+def cmd_featurize(args) -> int:
+    """Show the graphs of a few sampled candidates of a workload."""
+    from collections import Counter
+
+    from . import graph, workloads
+    from .sampling import sample_candidates, target_from
+    from .vocab import NODE_TYPES
+
+    target = target_from(args.target, args.num_cores)
+    _, cands = sample_candidates(workloads.get(args.workload), target, args.candidates, args.seed)
+    cfg = graph.FeaturizerConfig(lowering=args.lowering, max_nodes=args.max_nodes)
+    graphs, errors = graph.featurize_candidates(cands, cfg)
+    for err in errors:
+        print(f"warning: {err}", file=sys.stderr)
+    for i, d in enumerate(graphs):
+        if d is None:
+            continue
+        kinds = Counter(NODE_TYPES[t] for t in d.node_type.tolist()).most_common(6)
+        print(f"candidate {i}: {d.num_nodes} nodes, {d.edge_index.shape[1]} edges; "
+              + ", ".join(f"{k} {n}" for k, n in kinds))  # fmt: skip
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .embeddings import DEFAULT_DIM, VECTORS_PATH
+    from .graph import LOWERINGS
+    from .tune import COST_MODELS
+
+    parser = argparse.ArgumentParser(
+        prog="tvm-gnn",
+        description="A graph-neural-network cost model for Apache TVM MetaSchedule.",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def target_args(p):
+        p.add_argument("--target", default="llvm",
+                       help="TVM target: 'llvm' (this CPU) or any target string (default: llvm)")
+        p.add_argument("--num-cores", type=_positive_int, default=None,
+                       help="cores for an llvm target (default: all)")  # fmt: skip
+
+    p = sub.add_parser("demo", help="tune a built-in workload with GNNModel and XGBModel",
+                       description=cmd_demo.__doc__)  # fmt: skip
+    p.add_argument("--workload", type=_workload_name, default="resnet18_conv2d",
+                   help="built-in workload (default: resnet18_conv2d, ResNet-18's 3x3 conv2d)")
+    p.add_argument("--trials", type=_positive_int, default=128,
+                   help="measured trials per cost model (default: 128)")
+    p.add_argument("--trials-per-iter", type=_positive_int, default=32,
+                   help="candidates measured per search iteration (default: 32)")
+    p.add_argument("--models", nargs="+", choices=COST_MODELS, default=["gnn", "xgb"],
+                   help="cost models to compare (default: gnn xgb)")
+    p.add_argument("--checkpoint", default=None, help="GNN weights to start from")
+    p.add_argument("--seed", type=int, default=0, help="search and model seed (default: 0)")
+    target_args(p)
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("embeddings", help="regenerate the FastText node-type vectors",
+                       description=cmd_embeddings.__doc__)
+    p.add_argument("--candidates", type=_positive_int, default=48,
+                   help="sampled candidates per built-in workload (default: 48)")
+    p.add_argument("--dim", type=_positive_int, default=DEFAULT_DIM,
+                   help=f"vector size (default: {DEFAULT_DIM})")
+    p.add_argument("--epoch", type=_positive_int, default=20, help="FastText epochs (default: 20)")
+    p.add_argument("--seed", type=int, default=0, help="corpus sampling seed (default: 0)")
+    p.add_argument("--out", default=str(VECTORS_PATH),
+                   help="output file (default: the package's shipped vectors)")
+    p.set_defaults(func=cmd_embeddings)
+
+    p = sub.add_parser("featurize", help="show the graphs of sampled candidates of a workload",
+                       description=cmd_featurize.__doc__)
+    p.add_argument("--workload", type=_workload_name, default="resnet18_conv2d",
+                   help="built-in workload (default: resnet18_conv2d)")
+    p.add_argument("--candidates", type=_positive_int, default=4,
+                   help="how many candidates (default: 4)")
+    p.add_argument("--lowering", choices=LOWERINGS, default="emulated",
+                   help="emulated (fast) or tvm (TVM's passes) (default: emulated)")
+    p.add_argument("--max-nodes", type=_positive_int, default=8192,
+                   help="refuse larger programs (default: 8192)")
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (default: 0)")
+    target_args(p)
+    p.set_defaults(func=cmd_featurize)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        return args.func(args)
+    except (UsageError, CheckpointError, FileNotFoundError, ValueError) as err:
+        print(f"tvm-gnn {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"tvm-gnn {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+# Licensed under the Apache License, Version 2.0.
+"""Real networks, from their standard PyTorch definitions, imported through TVM's Relax frontend.
+
+Batch 1, float32, random weights (latency does not depend on weight values). The path is the one
+TVM documents: ``torch.export`` -> ``from_exported_program`` -> Relax; MetaSchedule then extracts
+one tuning task per distinct fused operator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+#: The held-out networks: never trained on; the GNN is evaluated on them.
+HELD_OUT = ("resnet18", "mobilenet_v2", "inception_v3")
+
+
+@dataclass(frozen=True)
+class NetworkSpec:
+    """How to build one network."""
+
+    build: Callable  # () -> torch.nn.Module
+    input_shape: tuple[int, ...]  # batch 1, NCHW (or token ids for text models)
+
+
+def _tv(name: str, **kwargs):
+    def build():
+        import torchvision
+
+        return getattr(torchvision.models, name)(weights=None, **kwargs)
+
+    return build
+
+
+def _transformer_block():
+    """One BERT-base encoder layer (768 wide, 12 heads, sequence 128) from torch.nn."""
+    import torch
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = torch.nn.TransformerEncoderLayer(768, 12, 3072, dropout=0.0,
+                                                          batch_first=True)  # fmt: skip
+
+        def forward(self, x):
+            return self.layer(x)
+
+    return Block()
+
+
+NETWORKS: dict[str, NetworkSpec] = {
+    # held out
+    "resnet18": NetworkSpec(_tv("resnet18"), (1, 3, 224, 224)),
+    "mobilenet_v2": NetworkSpec(_tv("mobilenet_v2"), (1, 3, 224, 224)),
+    "inception_v3": NetworkSpec(_tv("inception_v3", aux_logits=False, init_weights=False),
+                                (1, 3, 299, 299)),  # fmt: skip
+    # training
+    "resnet50": NetworkSpec(_tv("resnet50"), (1, 3, 224, 224)),
+    "resnext50": NetworkSpec(_tv("resnext50_32x4d"), (1, 3, 224, 224)),
+    "vgg16": NetworkSpec(_tv("vgg16"), (1, 3, 224, 224)),
+    "densenet121": NetworkSpec(_tv("densenet121"), (1, 3, 224, 224)),
+    "squeezenet": NetworkSpec(_tv("squeezenet1_1"), (1, 3, 224, 224)),
+    "shufflenet_v2": NetworkSpec(_tv("shufflenet_v2_x1_0"), (1, 3, 224, 224)),
+    "mnasnet": NetworkSpec(_tv("mnasnet1_0"), (1, 3, 224, 224)),
+    "efficientnet_b0": NetworkSpec(_tv("efficientnet_b0"), (1, 3, 224, 224)),
+    "googlenet": NetworkSpec(_tv("googlenet", aux_logits=False, init_weights=False),
+                             (1, 3, 224, 224)),  # fmt: skip
+    "bert_block": NetworkSpec(_transformer_block, (1, 128, 768)),
+}
+
+
+def get_torch(name: str, seed: int = 0):
+    """``(model, example_input)``: the PyTorch network in eval mode and a random input."""
+    import torch
+
+    if name not in NETWORKS:
+        raise ValueError(f"unknown network {name!r}; choose one of {sorted(NETWORKS)}")
+    spec = NETWORKS[name]
+    torch.manual_seed(seed)
+    model = spec.build().eval()
+    return model, torch.randn(*spec.input_shape)
+
+
+def to_relax(model, example):
+    """Import a PyTorch module into a Relax IRModule, with weights bound as constants."""
+    import torch
+    from tvm import relax
+    from tvm.relax.frontend.torch import from_exported_program
+
+    with torch.no_grad():
+        exported = torch.export.export(model, (example,))
+    mod = from_exported_program(exported, keep_params_as_input=False)
+    return relax.get_pipeline("zero")(mod)
+
+
+def extract_tasks(name: str, target):
+    """MetaSchedule tuning tasks of a network for ``target`` (one per distinct fused operator)."""
+    from tvm.s_tir import meta_schedule as ms
+
+    model, example = get_torch(name)
+    return ms.relax_integration.extract_tasks(to_relax(model, example), target)
