@@ -34,8 +34,9 @@ setup() {
     [[ -x $VENV/bin/python ]] || "$PYTHON" -m venv "$VENV"
     local pip=("$VENV/bin/python" -m pip install --quiet --disable-pip-version-check)
     "${pip[@]}" "setuptools>=69" "cython>=3.0" wheel
-    # torch first and alone: pinned to the CPU build (an unpinned torch pulls a multi-GB CUDA build).
-    "${pip[@]}" "torch==2.13.0"
+    # torch first and alone, from the local wheel store when there is one. torchvision (the
+    # standard network definitions) needs its matching torch; see docs/dataset.md.
+    "${pip[@]}" "torch==2.14.1" "torchvision==0.29.1"
     "${pip[@]}" --no-build-isolation -e ".[test]"
     "$VENV/bin/python" -c "import tvm_gnn._walk, tvm, torch_geometric, fasttext, xgboost" \
         || { echo "build.sh: setup finished but imports fail" >&2; exit 1; }

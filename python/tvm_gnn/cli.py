@@ -103,6 +103,59 @@ def cmd_featurize(args) -> int:
     return 0
 
 
+# -- collect -------------------------------------------------------------------------------------
+def _network_names(values: list[str]) -> list[str]:
+    from .networks import HELD_OUT, NETWORKS
+
+    names = []
+    for v in values:
+        if v == "all":
+            names += [n for n in NETWORKS if n != "tiny_cnn"]
+        elif v == "held-out":
+            names += list(HELD_OUT)
+        elif v == "training":
+            names += [n for n in NETWORKS if n not in HELD_OUT and n != "tiny_cnn"]
+        elif v in NETWORKS:
+            names.append(v)
+        else:
+            raise UsageError(f"unknown network {v!r}; choose from {', '.join(NETWORKS)}, "
+                             "or all, held-out, training")  # fmt: skip
+    return list(dict.fromkeys(names))
+
+
+def cmd_collect(args) -> int:
+    """Measure candidates of real networks' tasks into MetaSchedule JSON databases (resumable)."""
+    import json
+
+    from .collect import CollectConfig, MeasureConfig, collect_network, make_runner
+    from .sampling import target_from
+
+    networks = _network_names(args.network)
+    target = target_from(args.target, args.num_cores)
+    cfg = CollectConfig(trials_per_task=args.trials_per_task, uniform_fraction=args.uniform_fraction,
+                        batch_size=args.batch_size, seed=args.seed, max_tasks=args.max_tasks)
+    measure = MeasureConfig(number=args.number, repeat=args.repeat,
+                            min_repeat_ms=args.min_repeat_ms, cache_flush=args.cache_flush)
+    runner = make_runner(measure, args.rpc_tracker, args.rpc_key, args.rpc_workers) \
+        if args.rpc_tracker else None  # fmt: skip
+    failed = []
+    for net in networks:
+        try:
+            summary = collect_network(net, args.out, target, cfg, measure, runner=runner,
+                                      rpc_key=args.rpc_key if args.rpc_tracker else None)
+        except (UsageError, ValueError):
+            raise
+        except Exception:  # noqa: BLE001 - one broken network must not stop the others
+            logger.exception("collecting %s failed; continuing with the next network", net)
+            failed.append(net)
+            continue
+        print(json.dumps(summary), flush=True)
+    if failed:
+        print(f"tvm-gnn collect: failed networks: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .embeddings import DEFAULT_DIM, VECTORS_PATH
     from .graph import LOWERINGS
@@ -135,6 +188,37 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="search and model seed (default: 0)")
     target_args(p)
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("collect", help="measure real network tasks into JSON databases",
+                       description=cmd_collect.__doc__)
+    p.add_argument("--network", nargs="+", default=["all"],
+                   help="networks: names from tvm_gnn.networks, or all, held-out, training "
+                        "(default: all)")
+    p.add_argument("--out", default="data", help="dataset root (default: data)")
+    p.add_argument("--trials-per-task", type=_positive_int, default=48,
+                   help="measured candidates per task, failures included (default: 48)")
+    p.add_argument("--uniform-fraction", type=float, default=0.5,
+                   help="share sampled uniformly from the design space; the rest comes from "
+                        "evolutionary search (default: 0.5)")
+    p.add_argument("--batch-size", type=_positive_int, default=16,
+                   help="candidates per build/run batch, committed together (default: 16)")
+    p.add_argument("--max-tasks", type=_positive_int, default=None,
+                   help="only the first N tasks of each network")
+    p.add_argument("--number", type=_positive_int, default=3,
+                   help="runs per measurement (default: 3)")
+    p.add_argument("--repeat", type=_positive_int, default=1,
+                   help="measurements per candidate (default: 1)")
+    p.add_argument("--min-repeat-ms", type=int, default=40,
+                   help="minimum time of one measurement in ms (default: 40)")
+    p.add_argument("--cache-flush", action="store_true", help="flush the CPU cache between runs")
+    p.add_argument("--rpc-tracker", default=None, metavar="HOST:PORT",
+                   help="measure on devices registered with this TVM RPC tracker")
+    p.add_argument("--rpc-key", default=None, help="device key at the RPC tracker")
+    p.add_argument("--rpc-workers", type=_positive_int, default=1,
+                   help="devices measured in parallel through RPC (default: 1)")
+    p.add_argument("--seed", type=int, default=0, help="sampling and search seed (default: 0)")
+    target_args(p)
+    p.set_defaults(func=cmd_collect)
 
     p = sub.add_parser("embeddings", help="regenerate the FastText node-type vectors",
                        description=cmd_embeddings.__doc__)

@@ -1,0 +1,285 @@
+# Licensed under the Apache License, Version 2.0.
+"""``tvm-gnn collect``: measure candidate schedules of real network tasks into MetaSchedule databases.
+
+For each task of a network, ``trials_per_task`` candidates are measured:
+
+1. a ``uniform_fraction`` of them sampled uniformly from MetaSchedule's design space (random
+   decisions, post-processed), which covers the slow end of the latency range;
+2. the rest proposed by MetaSchedule's evolutionary search (guided by XGBModel), which covers the
+   fast end.
+
+Records go into one standard JSON database per network and hardware
+(``OUT/<hardware>/<network>/database_*.json``, loadable by ``ms.database.JSONDatabase``), committed
+after every measured batch. Killed at any point and run again with the same arguments, it resumes:
+measured records are never lost, and never measured twice (uniform samples are deterministic and
+skipped when already recorded; evolutionary search skips what the database holds).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import logging
+import os
+import platform
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from . import dbfile
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class MeasureConfig:
+    """How each candidate is timed (MetaSchedule's EvaluatorConfig) and how long it may take."""
+
+    number: int = 3  # runs per measurement
+    repeat: int = 1  # measurements per candidate (each the mean of `number` runs)
+    min_repeat_ms: int = 40  # grow `number` until one measurement takes at least this long
+    cache_flush: bool = False  # flush the CPU cache before each run
+    build_timeout_sec: float = 30.0
+    run_timeout_sec: float = 30.0
+
+
+@dataclass(frozen=True)
+class CollectConfig:
+    """What is measured."""
+
+    trials_per_task: int = 48  # measured candidates per task (failures included)
+    uniform_fraction: float = 0.5  # share sampled uniformly from the design space
+    batch_size: int = 16  # candidates built and run per batch (the commit granularity)
+    seed: int = 0  # seeds sampling and search
+    max_tasks: int | None = None  # only the first N tasks of each network (smoke runs)
+
+    def __post_init__(self):
+        if not 0.0 <= self.uniform_fraction <= 1.0:
+            raise ValueError(f"uniform_fraction must be in [0, 1], got {self.uniform_fraction}")
+        if self.trials_per_task < 1 or self.batch_size < 1:
+            raise ValueError("trials_per_task and batch_size must be positive")
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown-cpu"
+
+
+def hardware_name(target, rpc_key: str | None = None) -> str:
+    """Folder name for one kind of hardware, e.g. ``llvm-amd-epyc-2c`` or ``rpc-mykey``."""
+    if rpc_key:
+        return f"{target.kind.name}-rpc-{rpc_key}"
+    if target.kind.name == "llvm":
+        slug = "".join(c if c.isalnum() else "-" for c in cpu_model().lower()).strip("-")
+        slug = "-".join(p for p in slug.split("-") if p)
+        cores = int(target.attrs.get("num-cores", os.cpu_count() or 1))
+        return f"llvm-{slug}-{cores}c"
+    return target.kind.name
+
+
+def device_type(target) -> str:
+    return "cpu" if target.kind.name == "llvm" else target.kind.name
+
+
+def make_runner(measure: MeasureConfig, rpc_tracker: str | None = None, rpc_key: str | None = None,
+                rpc_workers: int = 1):  # fmt: skip
+    """A LocalRunner, or an RPCRunner through TVM's tracker when ``rpc_tracker`` is HOST:PORT."""
+    from tvm.s_tir import meta_schedule as ms
+
+    evaluator = ms.runner.EvaluatorConfig(
+        number=measure.number,
+        repeat=measure.repeat,
+        min_repeat_ms=measure.min_repeat_ms,
+        enable_cpu_cache_flush=measure.cache_flush,
+    )
+    if rpc_tracker is None:
+        return ms.runner.LocalRunner(timeout_sec=measure.run_timeout_sec, evaluator_config=evaluator)
+    host, _, port = rpc_tracker.rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError(f"--rpc-tracker must be HOST:PORT, got {rpc_tracker!r}")
+    if not rpc_key:
+        raise ValueError("--rpc-tracker needs --rpc-key")
+    config = ms.runner.RPCConfig(
+        tracker_host=host, tracker_port=int(port), tracker_key=rpc_key,
+        session_timeout_sec=int(measure.run_timeout_sec * 4),
+    )  # fmt: skip
+    return ms.runner.RPCRunner(rpc_config=config, evaluator_config=evaluator,
+                               max_workers=rpc_workers)  # fmt: skip
+
+
+def _trace_key(trace_json) -> str:
+    return json.dumps(trace_json, separators=(",", ":"))
+
+
+def _existing(folder: Path):
+    """Per workload shash: number of records and the set of their trace keys."""
+    hashes = dbfile.read_workload_hashes(folder)
+    scan = dbfile.read_records(folder)
+    counts: dict[str, int] = {}
+    keys: dict[str, set] = {}
+    for r in scan.records:
+        h = hashes[r.workload]
+        counts[h] = counts.get(h, 0) + 1
+        keys.setdefault(h, set()).add(_trace_key(r.trace))
+    return counts, keys, scan
+
+
+def _measure_batch(cands, target, builder, runner):
+    """Build and run candidates; RunnerResults in order (build failures as failed results)."""
+    from tvm.s_tir import meta_schedule as ms
+
+    built = builder.build([ms.builder.BuilderInput(c.sch.mod, target) for c in cands])
+    results = [None] * len(cands)
+    inputs, where = [], []
+    for i, (b, c) in enumerate(zip(built, cands)):
+        if b.error_msg is None:
+            inputs.append(ms.runner.RunnerInput(b.artifact_path, device_type(target), c.args_info))
+            where.append(i)
+        else:
+            results[i] = ms.runner.RunnerResult(run_secs=None, error_msg=b.error_msg)
+    for i, fut in zip(where, runner.run(inputs)):
+        results[i] = fut.result()
+    for b in built:
+        if b.artifact_path:
+            Path(b.artifact_path).unlink(missing_ok=True)
+    return results
+
+
+def _commit(db, workload, target, cands, results) -> int:
+    from tvm.s_tir import meta_schedule as ms
+
+    failed = 0
+    for c, r in zip(cands, results):
+        ok = r.error_msg is None and r.run_secs
+        failed += not ok
+        db.commit_tuning_record(ms.database.TuningRecord(
+            trace=c.sch.trace, workload=workload, run_secs=r.run_secs if ok else None,
+            target=target, args_info=c.args_info,
+        ))  # fmt: skip
+    return failed
+
+
+def collect_task(task_name, mod, folder: Path, target, cfg: CollectConfig, builder, runner,
+                 bar=None, task_index: int = 0) -> dict:  # fmt: skip
+    """Measure one task up to ``cfg.trials_per_task`` records; returns counts."""
+    import tvm_ffi
+    from tvm.s_tir import meta_schedule as ms
+
+    from .sampling import sample_candidates
+    from .tune import ProgressCallback
+
+    db = ms.database.JSONDatabase(work_dir=str(folder))
+    workload = db.commit_workload(mod)
+    shash = str(tvm_ffi.structural_hash(mod))
+    counts, keys, _ = _existing(folder)
+    have = counts.get(shash, 0)
+    done = {"task": task_name, "shash": shash, "measured": 0, "failed": 0}
+    # 1. uniform samples: deterministic per (seed, task), so a rerun skips what is recorded
+    n_uniform = round(cfg.trials_per_task * cfg.uniform_fraction)
+    if have < n_uniform:
+        ctx, cands = sample_candidates(mod, target, n_uniform, seed=cfg.seed * 7919 + task_index)
+        seen = keys.get(shash, set())
+        todo = []
+        for c in cands:
+            rec = ms.database.TuningRecord(trace=c.sch.trace, workload=workload)
+            if _trace_key(rec.as_json()[0]) not in seen:
+                todo.append(c)
+        todo = todo[: n_uniform - have]
+        for i in range(0, len(todo), cfg.batch_size):
+            batch = todo[i : i + cfg.batch_size]
+            results = _measure_batch(batch, target, builder, runner)
+            done["failed"] += _commit(db, workload, target, batch, results)
+            done["measured"] += len(batch)
+            have += len(batch)
+            if bar is not None:
+                bar.update(len(batch))
+    # 2. evolutionary search for the rest, into the same database
+    rest = cfg.trials_per_task - have
+    if rest > 0:
+        callback = ProgressCallback(rest, enabled=False)
+        if bar is not None:
+            callback.bar.close()
+            callback.bar = bar
+        work_dir = folder / "ms_logs"
+        ctx = ms.TuneContext(
+            mod=mod, target=target, space_generator="post-order-apply",
+            search_strategy="evolutionary", task_name=task_name,
+            rand_state=cfg.seed * 7919 + task_index, num_threads=os.cpu_count() or 1,
+        ).clone()  # fmt: skip
+        ms.tune.tune_tasks(
+            tasks=[ctx], task_weights=[1.0], work_dir=str(work_dir), max_trials_global=rest,
+            num_trials_per_iter=min(cfg.batch_size, rest), builder=builder, runner=runner,
+            database=db, cost_model="xgb",
+            measure_callbacks=[*ms.measure_callback.MeasureCallback.create("default"), callback],
+        )  # fmt: skip
+        done["measured"] += len(callback.history)
+        done["failed"] += callback.errors
+    return done
+
+
+def provenance(target, measure: MeasureConfig, cfg: CollectConfig, rpc_key=None) -> dict:
+    import tvm
+
+    return {
+        "cpu_model": cpu_model() if rpc_key is None else f"remote devices under RPC key {rpc_key}",
+        "cores": os.cpu_count(),
+        "target": str(target),
+        "tvm_version": tvm.__version__,
+        "measure": asdict(measure),
+        "collect": asdict(cfg),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def collect_network(network: str, out_root, target, cfg: CollectConfig, measure: MeasureConfig,
+                    runner=None, rpc_key=None, tasks=None, progress: bool = True) -> dict:  # fmt: skip
+    """Collect one network's tasks into ``out_root/<hardware>/<network>/``.
+
+    ``tasks``, if given, is a list of ``(name, mod, weight)`` used instead of extracting the
+    network's tasks (tests use a small program this way).
+    """
+    import tvm_ffi
+    from tqdm import tqdm
+
+    from .builder import make_builder
+
+    folder = Path(out_root) / hardware_name(target, rpc_key) / network
+    folder.mkdir(parents=True, exist_ok=True)
+    problems = dbfile.repair(folder)
+    if tasks is None:
+        from .networks import extract_tasks
+
+        tasks = [(t.task_name, t.dispatched[0], int(t.weight)) for t in extract_tasks(network, target)]
+    if cfg.max_tasks is not None:
+        tasks = tasks[: cfg.max_tasks]
+    manifest = [{"name": n, "shash": str(tvm_ffi.structural_hash(m)), "weight": w}
+                for n, m, w in tasks]  # fmt: skip
+    _write_json(folder / "tasks.json", manifest)
+    log = folder / "provenance.jsonl"
+    with open(log, "a") as f:
+        f.write(json.dumps(provenance(target, measure, cfg, rpc_key)) + "\n")
+    counts, _, _ = _existing(folder)
+    total = sum(max(0, cfg.trials_per_task - counts.get(t["shash"], 0)) for t in manifest)
+    builder = make_builder(timeout_sec=measure.build_timeout_sec)
+    runner = runner or make_runner(measure)
+    summary = {"network": network, "folder": str(folder), "tasks": len(tasks), "measured": 0,
+               "failed": 0, "corrupt_lines_skipped": len(problems)}  # fmt: skip
+    with tqdm(total=total, desc=network, unit="rec", disable=not progress) as bar:
+        for i, (name, mod, _) in enumerate(tasks):
+            got = collect_task(name, mod, folder, target, cfg, builder, runner, bar, i)
+            summary["measured"] += got["measured"]
+            summary["failed"] += got["failed"]
+    scan = dbfile.read_records(folder)
+    summary["records"] = len(scan.records)
+    summary["invalid_latencies_rejected"] = len(scan.invalid_latency)
+    return summary
+
+
+def _write_json(path: Path, obj) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(obj, indent=1) + "\n")
+    os.replace(tmp, path)

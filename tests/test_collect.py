@@ -1,0 +1,174 @@
+"""tvm-gnn collect: real measurements, resume after kill -9, bad lines and latencies, RPC fleet."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from tvm import te
+from tvm.s_tir import meta_schedule as ms
+
+from tvm_gnn import dbfile
+from tvm_gnn.collect import CollectConfig, MeasureConfig, collect_network, make_runner
+
+FAST_MEASURE = MeasureConfig(number=1, repeat=1, min_repeat_ms=1)
+
+
+def _tiny_task():
+    import tvm
+
+    from tvm import topi
+
+    a = te.placeholder((32, 32), name="A")
+    b = te.placeholder((32, 32), name="B")
+    return ("matmul32", tvm.IRModule({"main": te.create_prim_func([a, b, topi.matmul(a, b)])}), 1)
+
+
+def _db_folder(root: Path, network: str) -> Path:
+    (folder,) = root.glob(f"*/{network}")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def small_db(tmp_path_factory, llvm_target):
+    root = tmp_path_factory.mktemp("collect")
+    cfg = CollectConfig(trials_per_task=6, uniform_fraction=0.5, batch_size=3)
+    summary = collect_network("unit", root, llvm_target, cfg, FAST_MEASURE, tasks=[_tiny_task()],
+                              progress=False)  # fmt: skip
+    assert summary["records"] == 6 and summary["failed"] == 0
+    return _db_folder(root, "unit")
+
+
+def test_records_are_a_loadable_metaschedule_database(small_db):
+    db = ms.database.JSONDatabase(work_dir=str(small_db))
+    records = db.get_all_tuning_records()
+    assert len(records) == 6
+    assert all(r.run_secs and all(float(s) > 0 for s in r.run_secs) for r in records)
+    manifest = json.loads((small_db / "tasks.json").read_text())
+    assert manifest[0]["shash"] == dbfile.read_workload_hashes(small_db)[0]
+    prov = json.loads((small_db / "provenance.jsonl").read_text().splitlines()[0])
+    assert prov["measure"]["min_repeat_ms"] == 1 and prov["tvm_version"] and prov["cpu_model"]
+
+
+def test_rerun_with_same_arguments_measures_nothing_new(small_db, llvm_target):
+    before = (small_db / dbfile.RECORD_FILE).read_text()
+    cfg = CollectConfig(trials_per_task=6, uniform_fraction=0.5, batch_size=3)
+    summary = collect_network("unit", small_db.parent.parent, llvm_target, cfg, FAST_MEASURE,
+                              tasks=[_tiny_task()], progress=False)  # fmt: skip
+    assert summary["measured"] == 0
+    assert (small_db / dbfile.RECORD_FILE).read_text() == before
+
+
+def test_corrupt_lines_are_reported_with_file_and_line_and_skipped(small_db, tmp_path):
+    folder = tmp_path / "db"
+    folder.mkdir()
+    (folder / dbfile.WORKLOAD_FILE).write_text((small_db / dbfile.WORKLOAD_FILE).read_text())
+    lines = (small_db / dbfile.RECORD_FILE).read_text().splitlines(keepends=True)
+    torn = lines[5][: len(lines[5]) // 2]  # a write cut short by kill -9
+    (folder / dbfile.RECORD_FILE).write_text(
+        "".join(lines[:2]) + "{not json\n" + "".join(lines[2:5]) + '[7,"x"]\n' + torn
+    )
+    problems = dbfile.repair(folder)
+    assert [p.line for p in problems] == [3, 7, 8]
+    assert all(p.path.endswith(dbfile.RECORD_FILE) for p in problems)
+    assert "3: JSONDecodeError" in str(problems[0])
+    rejected = [json.loads(x) for x in (folder / "database_tuning_record.json.rejected").open()]
+    assert [r["line"] for r in rejected] == [3, 7, 8] and rejected[0]["text"] == "{not json"
+    db = ms.database.JSONDatabase(work_dir=str(folder))  # TVM loads the rest
+    assert len(db.get_all_tuning_records()) == 5
+
+
+def test_invalid_latencies_are_rejected_and_failures_kept(small_db, tmp_path):
+    folder = tmp_path / "db"
+    folder.mkdir()
+    (folder / dbfile.WORKLOAD_FILE).write_text((small_db / dbfile.WORKLOAD_FILE).read_text())
+    wl, rec = json.loads((small_db / dbfile.RECORD_FILE).read_text().splitlines()[0])
+    out = []
+    for secs in ([1e-4], [float("nan")], [0.0], [-1e-3], [float("inf")], None, [1e10]):
+        out.append(json.dumps([wl, [rec[0], secs, *rec[2:]]]))
+    (folder / dbfile.RECORD_FILE).write_text("\n".join(out) + "\n")
+    scan = dbfile.read_records(folder)
+    assert len(scan.invalid_latency) == 4  # NaN, 0, negative, inf
+    assert [r.failed for r in scan.records] == [False, True, True]  # ok, null, 1e10
+    assert scan.records[0].latency == pytest.approx(1e-4)
+
+
+def _collect_cmd(out: Path):
+    return [sys.executable, "-m", "tvm_gnn.cli", "collect", "--network", "tiny_cnn",
+            "--out", str(out), "--max-tasks", "2", "--trials-per-task", "8", "--batch-size", "2",
+            "--number", "1", "--min-repeat-ms", "1", "--num-cores", "2"]  # fmt: skip
+
+
+def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):
+    out = tmp_path / "data"
+    proc = subprocess.Popen(_collect_cmd(out), start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    record_file = None
+    deadline = time.time() + 300
+    try:
+        while time.time() < deadline and proc.poll() is None:
+            found = list(out.glob("*/tiny_cnn/" + dbfile.RECORD_FILE))
+            if found and len(found[0].read_text().splitlines()) >= 3:
+                record_file = found[0]
+                break
+            time.sleep(0.2)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)  # the collector and its build/run workers
+        proc.wait()
+    assert record_file is not None, "collector wrote no records before the deadline"
+    before = record_file.read_text().splitlines()
+    assert 3 <= len(before) < 16
+    done = subprocess.run(_collect_cmd(out), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    after = record_file.read_text().splitlines()
+    complete = [line for line in before if line.endswith("]")]
+    assert after[: len(complete)] == complete  # nothing measured before the kill is lost
+    scan = dbfile.read_records(record_file.parent)
+    assert len(scan.records) == 16 and not scan.problems  # 2 tasks x 8, torn lines excepted
+    keys = [(r.workload, json.dumps(r.trace)) for r in scan.records]
+    assert len(set(keys)) == len(keys)  # nothing measured twice
+
+
+def test_rpc_tracker_with_two_servers(tmp_path, llvm_target):
+    from tvm.rpc.server import Server
+    from tvm.rpc.tracker import Tracker
+
+    tracker = Tracker(host="127.0.0.1", port=9190, port_end=9290, silent=True)
+    servers = [Server(host="127.0.0.1", port=9300, port_end=9400, key="tvm-gnn-test",
+                      tracker_addr=("127.0.0.1", tracker.port), silent=True) for _ in range(2)]
+    try:
+        runner = make_runner(FAST_MEASURE, f"127.0.0.1:{tracker.port}", "tvm-gnn-test",
+                             rpc_workers=2)  # fmt: skip
+        cfg = CollectConfig(trials_per_task=4, uniform_fraction=1.0, batch_size=4)
+        summary = collect_network("rpc", tmp_path, llvm_target, cfg, FAST_MEASURE, runner=runner,
+                                  rpc_key="tvm-gnn-test", tasks=[_tiny_task()], progress=False)
+    finally:
+        for s in servers:
+            s.terminate()
+        tracker.terminate()
+    assert summary["records"] == 4 and summary["failed"] == 0
+    folder = _db_folder(tmp_path, "rpc")
+    assert folder.parent.name == "llvm-rpc-tvm-gnn-test"
+    scan = dbfile.read_records(folder)
+    assert all(not r.failed and r.latency > 0 for r in scan.records)
+
+
+def test_bad_rpc_arguments():
+    with pytest.raises(ValueError, match="HOST:PORT"):
+        make_runner(FAST_MEASURE, "localhost", "k")
+    with pytest.raises(ValueError, match="--rpc-key"):
+        make_runner(FAST_MEASURE, "localhost:9190", None)
+
+
+def test_collect_help_documents_every_option():
+    out = subprocess.run([sys.executable, "-m", "tvm_gnn.cli", "collect", "--help"],
+                         capture_output=True, text=True, check=True).stdout  # fmt: skip
+    for opt in ("--network", "--out", "--trials-per-task", "--uniform-fraction", "--batch-size",
+                "--number", "--repeat", "--min-repeat-ms", "--cache-flush", "--rpc-tracker",
+                "--rpc-key", "--target", "--seed"):  # fmt: skip
+        assert opt in out
