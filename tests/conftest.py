@@ -1,7 +1,14 @@
 """Shared fixtures: small real programs and real MetaSchedule candidates."""
 
+from pathlib import Path
+
 import pytest
+from tvm import te
 from tvm.script import tirx as T
+
+from tvm_gnn.collect import CollectConfig, MeasureConfig, collect_network
+
+FAST_MEASURE = MeasureConfig(number=1, repeat=1, min_repeat_ms=1)
 
 
 @T.prim_func(s_tir=True)
@@ -50,3 +57,30 @@ def conv_candidates(llvm_target):
     from tvm_gnn.sampling import sample_candidates
 
     return sample_candidates(workloads.get("resnet18_conv2d"), llvm_target, 48, seed=0)
+
+
+def _tiny_task():
+    import tvm
+
+    from tvm import topi
+
+    a = te.placeholder((32, 32), name="A")
+    b = te.placeholder((32, 32), name="B")
+    return ("matmul32", tvm.IRModule({"main": te.create_prim_func([a, b, topi.matmul(a, b)])}), 1)
+
+
+def _db_folder(root: Path, network: str) -> Path:
+    (folder,) = root.glob(f"*/{network}")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def small_db(tmp_path_factory, llvm_target):
+    root = tmp_path_factory.mktemp("collect")
+    cfg = CollectConfig(trials_per_task=6, uniform_fraction=0.5, batch_size=3)
+    summary = collect_network("unit", root, llvm_target, cfg, FAST_MEASURE, tasks=[_tiny_task()],
+                              progress=False)  # fmt: skip
+    assert summary["records"] == 6 and summary["failed"] == 0
+    return _db_folder(root, "unit")
+
+

@@ -9,38 +9,12 @@ import time
 from pathlib import Path
 
 import pytest
-from tvm import te
 from tvm.s_tir import meta_schedule as ms
 
 from tvm_gnn import dbfile
-from tvm_gnn.collect import CollectConfig, MeasureConfig, collect_network, make_runner
+from tvm_gnn.collect import CollectConfig, collect_network, make_runner
 
-FAST_MEASURE = MeasureConfig(number=1, repeat=1, min_repeat_ms=1)
-
-
-def _tiny_task():
-    import tvm
-
-    from tvm import topi
-
-    a = te.placeholder((32, 32), name="A")
-    b = te.placeholder((32, 32), name="B")
-    return ("matmul32", tvm.IRModule({"main": te.create_prim_func([a, b, topi.matmul(a, b)])}), 1)
-
-
-def _db_folder(root: Path, network: str) -> Path:
-    (folder,) = root.glob(f"*/{network}")
-    return folder
-
-
-@pytest.fixture(scope="module")
-def small_db(tmp_path_factory, llvm_target):
-    root = tmp_path_factory.mktemp("collect")
-    cfg = CollectConfig(trials_per_task=6, uniform_fraction=0.5, batch_size=3)
-    summary = collect_network("unit", root, llvm_target, cfg, FAST_MEASURE, tasks=[_tiny_task()],
-                              progress=False)  # fmt: skip
-    assert summary["records"] == 6 and summary["failed"] == 0
-    return _db_folder(root, "unit")
+from .conftest import FAST_MEASURE, _db_folder, _tiny_task
 
 
 def test_records_are_a_loadable_metaschedule_database(small_db):

@@ -15,16 +15,15 @@ from pathlib import Path
 
 import torch
 
+from .errors import CheckpointError
 from .graph import FeaturizerConfig
 from .model import GNN, GNNConfig
 from .vocab import NODE_TYPES, VOCAB_VERSION
 
+__all__ = ["CheckpointError", "load", "save"]
+
 FORMAT = "tvm_gnn-checkpoint"
 FORMAT_VERSION = 1
-
-
-class CheckpointError(ValueError):
-    """A checkpoint file is missing, corrupt or incompatible."""
 
 
 def save(path, model: GNN, featurizer: FeaturizerConfig, extra: dict | None = None) -> None:

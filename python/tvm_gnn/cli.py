@@ -9,7 +9,7 @@ import sys
 import tempfile
 import time
 
-from .checkpoint import CheckpointError
+from .errors import CheckpointError
 
 logger = logging.getLogger("tvm_gnn")
 
@@ -156,6 +156,23 @@ def cmd_collect(args) -> int:
     return 0
 
 
+def cmd_pack(args) -> int:
+    """Gzip the raw collected databases into the committed dataset folder."""
+    from .data import pack
+
+    written = pack(args.raw, args.out)
+    print(f"packed {len(written)} database files into {args.out}")
+    return 0
+
+
+def cmd_dataset_stats(args) -> int:
+    """Print per-network counts, latency range and shared workloads of a dataset (markdown)."""
+    from .data import stats, stats_markdown
+
+    print(stats_markdown(stats(args.data)))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .embeddings import DEFAULT_DIM, VECTORS_PATH
     from .graph import LOWERINGS
@@ -220,6 +237,17 @@ def build_parser() -> argparse.ArgumentParser:
     target_args(p)
     p.set_defaults(func=cmd_collect)
 
+    p = sub.add_parser("pack", help="gzip raw collected databases into data/",
+                       description=cmd_pack.__doc__)
+    p.add_argument("--raw", default="data_raw", help="collect's output (default: data_raw)")
+    p.add_argument("--out", default="data", help="compressed dataset root (default: data)")
+    p.set_defaults(func=cmd_pack)
+
+    p = sub.add_parser("dataset-stats", help="counts and latency ranges of a dataset",
+                       description=cmd_dataset_stats.__doc__)
+    p.add_argument("--data", default="data", help="dataset root, raw or packed (default: data)")
+    p.set_defaults(func=cmd_dataset_stats)
+
     p = sub.add_parser("embeddings", help="regenerate the FastText node-type vectors",
                        description=cmd_embeddings.__doc__)
     p.add_argument("--candidates", type=_positive_int, default=48,
@@ -251,6 +279,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    import warnings
+
+    # torch_geometric triggers torch's own deprecation notice on import; it is not the user's.
+    warnings.filterwarnings("ignore", message=".*torch.jit.script.*is deprecated")
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

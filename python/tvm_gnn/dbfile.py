@@ -47,6 +47,7 @@ class Record:
     trace: list  # the trace JSON
     run_secs: list[float] | None  # None for a failed build/run
     line: int  # 1-based line in the record file
+    raw: list = field(default_factory=list, repr=False)  # [trace, run_secs, target, args_info]
 
     @property
     def failed(self) -> bool:
@@ -70,7 +71,7 @@ def _check_workload(obj) -> None:
         raise ValueError("not a [shash, IR] pair")
 
 
-def _parse_record(obj, num_workloads: int | None) -> tuple[int, list, list | None]:
+def _parse_record(obj, num_workloads: int | None) -> tuple[int, list, list | None, list]:
     if not (isinstance(obj, list) and len(obj) == 2 and isinstance(obj[0], int)):
         raise ValueError("not a [workload_index, record] pair")
     wl, rec = obj
@@ -82,7 +83,7 @@ def _parse_record(obj, num_workloads: int | None) -> tuple[int, list, list | Non
     if secs is not None and not (isinstance(secs, list) and secs
                                  and all(isinstance(s, (int, float)) for s in secs)):
         raise ValueError("run_secs is neither null nor a list of numbers")  # fmt: skip
-    return wl, rec[0], secs
+    return wl, rec[0], secs, rec
 
 
 def _scan_lines(path: Path, check):
@@ -179,14 +180,14 @@ def read_records(folder) -> RecordScan:
             if not line.strip():
                 continue
             try:
-                wl, trace, secs = _parse_record(json.loads(line), n_wl)
+                wl, trace, secs, raw = _parse_record(json.loads(line), n_wl)
             except (ValueError, TypeError) as err:
                 scan.problems.append(LineProblem(str(path), i, f"{type(err).__name__}: {err}"))
                 continue
             if secs is not None and not all(math.isfinite(s) and s > 0 for s in secs):
                 scan.invalid_latency.append(LineProblem(str(path), i, f"invalid run_secs {secs}"))
                 continue
-            scan.records.append(Record(wl, trace, secs, i))
+            scan.records.append(Record(wl, trace, secs, i, raw))
     for p in scan.problems:
         logger.warning("skipped corrupt database line %s", p)
     return scan

@@ -1,0 +1,267 @@
+# Licensed under the Apache License, Version 2.0.
+"""The measured dataset: layout, packing, statistics, loading and graph caching.
+
+Layout (``docs/dataset.md``)::
+
+    <root>/<hardware>/<network>/database_workload.json[.gz]
+                               /database_tuning_record.json[.gz]
+                               /tasks.json          # task name, workload shash, weight
+                               /provenance.jsonl    # one line per collect run
+
+``data_raw/`` (uncompressed, where ``tvm-gnn collect`` writes) and ``data/`` (gzip, committed) have
+the same layout. :func:`load_graphs` yields one graph per valid record, labelled, cached on disk
+per featurizer version.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import logging
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import dbfile
+
+logger = logging.getLogger(__name__)
+
+DB_FILES = (dbfile.WORKLOAD_FILE, dbfile.RECORD_FILE)
+META_FILES = ("tasks.json", "provenance.jsonl")
+
+
+@dataclass
+class Sample:
+    """One valid measured candidate."""
+
+    network: str
+    task: str
+    shash: str  # workload structural hash
+    weight: int  # how often the network runs the task
+    latency: float  # seconds
+    line: int  # line in the record file
+
+
+def network_folders(root) -> Iterator[tuple[str, str, Path]]:
+    """``(hardware, network, folder)`` for every database folder under ``root``."""
+    for folder in sorted(Path(root).glob("*/*")):
+        if folder.is_dir() and any((folder / f).exists() or (folder / (f + ".gz")).exists()
+                                   for f in DB_FILES):  # fmt: skip
+            yield folder.parent.name, folder.name, folder
+
+
+def _open_db_folder(folder: Path) -> Path:
+    """A folder with plain JSON files: ``folder`` itself, or a cache of its gunzipped files."""
+    if all((folder / f).exists() for f in DB_FILES):
+        return folder
+    digest = hashlib.sha1()
+    for f in DB_FILES:
+        st = (folder / (f + ".gz")).stat()
+        digest.update(f"{f}:{st.st_size}:{st.st_mtime_ns}".encode())
+    out = Path(tempfile.gettempdir()) / "tvm_gnn_db" / digest.hexdigest()[:16]
+    if not all((out / f).exists() for f in DB_FILES):
+        out.mkdir(parents=True, exist_ok=True)
+        for f in DB_FILES:
+            with gzip.open(folder / (f + ".gz"), "rb") as src, open(out / f, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+    return out
+
+
+def pack(raw_root, out_root) -> list[str]:
+    """Gzip every database of ``raw_root`` into ``out_root`` (same layout), deterministically."""
+    written = []
+    for hw, net, folder in network_folders(raw_root):
+        dest = Path(out_root) / hw / net
+        dest.mkdir(parents=True, exist_ok=True)
+        for f in DB_FILES:
+            src = folder / f
+            if not src.exists():
+                continue
+            tmp = dest / (f + ".gz.tmp")
+            with open(src, "rb") as s, open(tmp, "wb") as raw:
+                with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as z:
+                    shutil.copyfileobj(s, z)
+            os.replace(tmp, dest / (f + ".gz"))
+            written.append(str(dest / (f + ".gz")))
+        for f in META_FILES:
+            if (folder / f).exists():
+                shutil.copyfile(folder / f, dest / f)
+    return written
+
+
+def samples(folder) -> tuple[list[Sample], dbfile.RecordScan]:
+    """Valid samples of one network folder, and the scan (failures, invalid latencies)."""
+    folder = Path(folder)
+    plain = _open_db_folder(folder)
+    hashes = dbfile.read_workload_hashes(plain)
+    tasks = json.loads((folder / "tasks.json").read_text()) if (folder / "tasks.json").exists() \
+        else []  # fmt: skip
+    by_hash = {t["shash"]: t for t in tasks}
+    scan = dbfile.read_records(plain)
+    out = []
+    for r in scan.records:
+        if r.failed:
+            continue
+        h = hashes[r.workload]
+        t = by_hash.get(h, {"name": h, "weight": 1})
+        out.append(Sample(folder.name, t["name"], h, int(t["weight"]), r.latency, r.line))
+    return out, scan
+
+
+def stats(root, held_out=None) -> dict:
+    """Per-network counts, latency range and workloads shared with the held-out networks."""
+    from .networks import HELD_OUT
+
+    held_out = set(held_out or HELD_OUT)
+    nets, by_wl = {}, {}
+    for hw, net, folder in network_folders(root):
+        got, scan = samples(folder)
+        per_wl = {}
+        for s in got:
+            per_wl[s.shash] = per_wl.get(s.shash, 0) + 1
+            by_wl.setdefault(s.shash, set()).add(net)
+        lat = np.array([s.latency for s in got]) if got else np.zeros(0)
+        nets[net] = {
+            "hardware": hw,
+            "tasks": len(json.loads((folder / "tasks.json").read_text()))
+            if (folder / "tasks.json").exists() else 0,
+            "workloads_measured": len(per_wl),
+            "valid": len(got),
+            "failed": sum(r.failed for r in scan.records),
+            "invalid_latency": len(scan.invalid_latency),
+            "corrupt_lines": len(scan.problems),
+            "workloads_under_32": sum(1 for c in per_wl.values() if c < 32),
+            "min_ms": float(lat.min() * 1e3) if len(lat) else None,
+            "max_ms": float(lat.max() * 1e3) if len(lat) else None,
+        }  # fmt: skip
+    shared = sorted(
+        h for h, ns in by_wl.items() if ns & held_out and ns - held_out
+    )
+    return {"networks": nets, "distinct_workloads": len(by_wl), "shared_with_held_out": {
+        h: sorted(by_wl[h]) for h in shared}}  # fmt: skip
+
+
+def stats_markdown(st: dict) -> str:
+    rows = ["| network | hardware | tasks | workloads measured | valid | failed | invalid | "
+            "workloads < 32 valid | latency range (ms) |", "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    tot = {"valid": 0, "failed": 0, "invalid_latency": 0}
+    for net, n in st["networks"].items():
+        rng = f"{n['min_ms']:.4f} - {n['max_ms']:.2f}" if n["min_ms"] is not None else "-"
+        rows.append(f"| {net} | {n['hardware']} | {n['tasks']} | {n['workloads_measured']} | "
+                    f"{n['valid']} | {n['failed']} | {n['invalid_latency']} | "
+                    f"{n['workloads_under_32']} | {rng} |")  # fmt: skip
+        for k in tot:
+            tot[k] += n[k]
+    rows.append(f"| **total** | | | {st['distinct_workloads']} distinct | {tot['valid']} | "
+                f"{tot['failed']} | {tot['invalid_latency']} | | |")  # fmt: skip
+    shared = st["shared_with_held_out"]
+    rows += ["", f"Workloads shared between held-out and training networks: {len(shared)}"]
+    rows += [f"- `{h}`: {', '.join(ns)}" for h, ns in shared.items()]
+    return "\n".join(rows)
+
+
+SPLITS = ("network", "workload", "random")
+
+
+def _featurize_folder(folder: Path, config):
+    """Graphs (labelled) of one network folder's valid records, rebuilt line by line."""
+    import torch
+    from tvm.s_tir import meta_schedule as ms
+
+    from .graph import featurize
+
+    plain = _open_db_folder(folder)
+    got, scan = samples(folder)
+    by_line = {r.line: r for r in scan.records}
+    wl_lines = (plain / dbfile.WORKLOAD_FILE).read_text().splitlines()
+    workloads: dict[int, object] = {}
+    graphs, kept, skipped = [], [], 0
+    for s in got:
+        rec = by_line[s.line]
+        try:
+            if rec.workload not in workloads:
+                workloads[rec.workload] = ms.database.Workload.from_json(
+                    json.loads(wl_lines[rec.workload]))
+            record = ms.database.TuningRecord.from_json(rec.raw, workloads[rec.workload])
+            g = featurize(record.as_measure_candidate().sch.mod, config)
+        except Exception as err:  # noqa: BLE001 - one bad record must not stop the dataset
+            logger.warning("%s line %d not featurized: %s", folder, s.line, err)
+            skipped += 1
+            continue
+        g.latency = torch.tensor(s.latency, dtype=torch.float64)
+        graphs.append(g)
+        kept.append(s)
+    return graphs, kept, skipped
+
+
+def load_graphs(root, config=None, cache_dir=".cache/graphs", progress: bool = False):
+    """Graphs of every valid record under ``root``, with their :class:`Sample` metadata.
+
+    Cached per network folder under ``cache_dir/<featurizer version>/``; a cache is rebuilt when
+    the featurizer version or the database files change.
+    """
+    import torch
+
+    from .graph import FeaturizerConfig, pack_graphs, unpack_graphs
+
+    config = config or FeaturizerConfig()
+    folders = list(network_folders(root))
+    if progress:
+        from tqdm import tqdm
+
+        folders = tqdm(folders, desc="featurize", unit="network")
+    all_graphs, all_samples = [], []
+    for hw, net, folder in folders:
+        stamp = hashlib.sha1()
+        for f in DB_FILES:
+            p = folder / f if (folder / f).exists() else folder / (f + ".gz")
+            stamp.update(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}".encode())
+        cache = Path(cache_dir) / config.version() / hw / f"{net}-{stamp.hexdigest()[:12]}.pt"
+        if cache.exists():
+            payload = torch.load(cache, weights_only=False)
+            graphs, kept = unpack_graphs(payload["graphs"]), [Sample(**s) for s in payload["samples"]]
+            for g, s in zip(graphs, kept):
+                g.latency = torch.tensor(s.latency, dtype=torch.float64)
+        else:
+            graphs, kept, _ = _featurize_folder(folder, config)
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cache.with_suffix(".tmp")
+            torch.save({"graphs": pack_graphs(graphs), "samples": [s.__dict__ for s in kept]}, tmp)
+            os.replace(tmp, cache)
+        all_graphs += graphs
+        all_samples += kept
+    return all_graphs, all_samples
+
+
+def split(samples_: list[Sample], by: str, test, seed: int = 0, test_fraction: float = 0.2):
+    """Indices ``(train, test)``.
+
+    ``by="network"``: ``test`` is a collection of network names. ``by="workload"``: a random
+    ``test_fraction`` of workloads (``test`` ignored). ``by="random"``: a random ``test_fraction``
+    of each workload's samples.
+    """
+    if by not in SPLITS:
+        raise ValueError(f"unknown split {by!r}; choose one of {SPLITS}")
+    rng = np.random.default_rng(seed)
+    idx = np.arange(len(samples_))
+    if by == "network":
+        is_test = np.array([s.network in set(test) for s in samples_], dtype=bool)
+    elif by == "workload":
+        wls = sorted({s.shash for s in samples_})
+        chosen = set(rng.choice(wls, size=max(1, round(len(wls) * test_fraction)), replace=False))
+        is_test = np.array([s.shash in chosen for s in samples_], dtype=bool)
+    else:
+        is_test = np.zeros(len(samples_), dtype=bool)
+        groups: dict[str, list[int]] = {}
+        for i, s in enumerate(samples_):
+            groups.setdefault(s.shash, []).append(i)
+        for members in groups.values():
+            k = max(1, round(len(members) * test_fraction)) if len(members) > 1 else 0
+            is_test[rng.choice(members, size=k, replace=False)] = True
+    return idx[~is_test], idx[is_test]

@@ -1,0 +1,65 @@
+"""Dataset: packing, statistics, loading graphs with their labels, caching and splits."""
+
+import gzip
+
+import pytest
+import torch
+
+from tvm_gnn import data, dbfile
+from tvm_gnn.graph import FeaturizerConfig
+
+
+@pytest.fixture(scope="module")
+def packed(small_db, tmp_path_factory):
+    out = tmp_path_factory.mktemp("packed")
+    written = data.pack(small_db.parent.parent, out)
+    assert len(written) == 2 and all(w.endswith(".gz") for w in written)
+    return out
+
+
+def test_pack_is_lossless_and_deterministic(small_db, packed, tmp_path):
+    (gz,) = packed.glob(f"*/unit/{dbfile.RECORD_FILE}.gz")
+    assert gzip.decompress(gz.read_bytes()) == (small_db / dbfile.RECORD_FILE).read_bytes()
+    again = tmp_path / "again"
+    data.pack(small_db.parent.parent, again)
+    (gz2,) = again.glob(f"*/unit/{dbfile.RECORD_FILE}.gz")
+    assert gz.read_bytes() == gz2.read_bytes()
+    assert (gz.parent / "tasks.json").exists() and (gz.parent / "provenance.jsonl").exists()
+
+
+def test_stats_raw_and_packed_agree(small_db, packed):
+    raw, pk = data.stats(small_db.parent.parent), data.stats(packed)
+    assert raw == pk
+    unit = raw["networks"]["unit"]
+    assert unit["valid"] == 6 and unit["failed"] == 0 and unit["tasks"] == 1
+    assert unit["workloads_under_32"] == 1 and 0 < unit["min_ms"] <= unit["max_ms"]
+    assert "| unit |" in data.stats_markdown(raw)
+
+
+def test_load_graphs_labels_and_cache(packed, tmp_path):
+    graphs, samples = data.load_graphs(packed, cache_dir=tmp_path / "cache")
+    assert len(graphs) == len(samples) == 6
+    for g, s in zip(graphs, samples):
+        g.validate(raise_on_error=True)
+        assert float(g.latency) == pytest.approx(s.latency) and s.latency > 0
+        assert s.network == "unit" and s.task == "matmul32"
+    again, _ = data.load_graphs(packed, cache_dir=tmp_path / "cache")
+    assert all(torch.equal(a.x, b.x) for a, b in zip(graphs, again))
+    caches = list((tmp_path / "cache").rglob("*.pt"))
+    assert len(caches) == 1 and FeaturizerConfig().version() in str(caches[0])
+    data.load_graphs(packed, FeaturizerConfig(lowering="tvm"), cache_dir=tmp_path / "cache")
+    assert len(list((tmp_path / "cache").rglob("*.pt"))) == 2  # another featurizer, another cache
+
+
+def test_splits():
+    s = [data.Sample(net, "t", wl, 1, 1e-3, i)
+         for i, (net, wl) in enumerate([("a", "w1")] * 5 + [("b", "w2")] * 5 + [("c", "w3")] * 5)]
+    tr, te = data.split(s, "network", {"b"})
+    assert {s[i].network for i in te} == {"b"} and len(tr) == 10
+    tr, te = data.split(s, "workload", None, seed=1, test_fraction=0.34)
+    assert len({s[i].shash for i in te}) == 1 and not {s[i].shash for i in te} & {s[i].shash
+                                                                               for i in tr}
+    tr, te = data.split(s, "random", None, test_fraction=0.2)
+    assert len(te) == 3 and {s[i].shash for i in te} == {"w1", "w2", "w3"}
+    with pytest.raises(ValueError, match="network"):
+        data.split(s, "task", None)
