@@ -115,3 +115,22 @@ def test_featurizer_is_deterministic(conv_candidates):
     a, b = graph.featurize(m), graph.featurize(m)
     np.testing.assert_array_equal(a.x.numpy(), b.x.numpy())
     np.testing.assert_array_equal(a.edge_index.numpy(), b.edge_index.numpy())
+
+
+def test_featurize_batch_equals_batched_data_list(conv_candidates):
+    from torch_geometric.data import Batch
+
+    _, cands = conv_candidates
+    cfg = graph.FeaturizerConfig(max_nodes=1000)
+    mixed = [cands[0], cands[1], cands[2]]
+    arrays, ok, errors = graph.featurize_batch(mixed, cfg)
+    ref = Batch.from_data_list([graph.featurize(c.sch.mod, cfg) for c in mixed])
+    assert ok == [0, 1, 2] and errors == [] and arrays["num_graphs"] == 3
+    for key in ("x", "node_type", "batch"):
+        assert torch.equal(arrays[key], ref[key]), key
+    got = set(zip(*arrays["edge_index"].tolist(), arrays["edge_type"].tolist()))
+    want = set(zip(*ref.edge_index.tolist(), ref.edge_type.tolist()))
+    assert got == want and arrays["edge_index"].shape == ref.edge_index.shape
+    # failures are reported and left out, the rest keeps its order
+    arrays, ok, errors = graph.featurize_batch(mixed, graph.FeaturizerConfig(max_nodes=10))
+    assert arrays is None and ok == [] and len(errors) == 3

@@ -25,7 +25,7 @@ def _dataset(conv_candidates):
 
 def test_fit_learns_and_is_deterministic(conv_candidates):
     data = _dataset(conv_candidates)
-    cfg = TrainConfig(epochs=25, batch_size=16, lr=5e-3, seed=3)
+    cfg = TrainConfig(epochs=40, batch_size=16, lr=5e-3, patience=40, seed=3)
     weights = []
     for _ in range(2):
         torch.manual_seed(0)
@@ -39,3 +39,19 @@ def test_fit_learns_and_is_deterministic(conv_candidates):
                             [int(d.group) for d in data])  # fmt: skip
     assert acc > 0.8
     assert max(hist.val_pairwise_acc) == hist.val_pairwise_acc[hist.best_epoch]
+
+
+def test_predict_candidates_matches_graph_by_graph_prediction(conv_candidates):
+    import numpy as np
+
+    from tvm_gnn.graph import FeaturizerConfig
+    from tvm_gnn.train import predict_candidates
+
+    _, cands = conv_candidates
+    torch.manual_seed(0)
+    model = default_gnn("fasttext").eval()
+    graphs = [graph.featurize(c.sch.mod) for c in cands[:20]]
+    for chunk in (7, 256):  # several chunks overlapping featurize and forward, and one
+        scores, errors = predict_candidates(model, cands[:20], FeaturizerConfig(), chunk=chunk)
+        assert errors == []
+        np.testing.assert_allclose(scores, predict(model, graphs), rtol=1e-5, atol=1e-6)

@@ -31,7 +31,7 @@ from tvm.s_tir.meta_schedule.utils import shash2hex
 from . import checkpoint
 from .graph import FeaturizerConfig, featurize_candidates, pack_graphs, unpack_graphs
 from .model import GNN, GNNConfig
-from .train import TrainConfig, fit, predict
+from .train import TrainConfig, fit, predict_candidates
 from .vocab import NODE_TYPES
 
 logger = logging.getLogger(__name__)
@@ -97,7 +97,8 @@ class GNNModel(PyCostModel):
     seed : int
         Seeds initialization, online training and the warm-up's random scores.
     predict_batch_size : int
-        Graphs per forward pass in ``predict``.
+        Candidates per chunk in ``predict``: one chunk is featurized while the GNN scores the
+        previous one.
     """
 
     def __init__(
@@ -109,7 +110,7 @@ class GNNModel(PyCostModel):
         num_warmup_samples: int = 100,
         train_config: TrainConfig | None = None,
         seed: int = 0,
-        predict_batch_size: int = 1024,
+        predict_batch_size: int = 256,
     ):
         super().__init__()
         self.num_warmup_samples = num_warmup_samples
@@ -213,12 +214,9 @@ class GNNModel(PyCostModel):
             return np.zeros(0, dtype="float64")
         if not self.trained:
             return self._rng.uniform(0.0, 1.0, size=n).astype("float64")
-        graphs, errors = featurize_candidates(candidates, self.featurizer)
+        scores, errors = predict_candidates(self.model, candidates, self.featurizer,
+                                            self.predict_batch_size)  # fmt: skip
         if errors:
             logger.warning("GNNModel.predict: %d candidate(s) not featurized, scored %g: %s",
                            len(errors), FAILED_SCORE, errors[0])  # fmt: skip
-        ok = [i for i, g in enumerate(graphs) if g is not None]
-        scores = np.full(n, FAILED_SCORE, dtype="float64")
-        if ok:
-            scores[ok] = predict(self.model, [graphs[i] for i in ok], self.predict_batch_size)
-        return scores
+        return np.where(np.isnan(scores), FAILED_SCORE, scores)

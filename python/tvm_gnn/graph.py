@@ -229,3 +229,78 @@ def unpack_graphs(packed: dict[str, torch.Tensor]) -> list[Data]:
             )
         )
     return graphs
+
+
+def featurize_batch(candidates, config: FeaturizerConfig | None = None, walk=_walk.walk):
+    """Featurize candidates straight into one batched graph (the inference fast path).
+
+    Equivalent to ``Batch.from_data_list(featurize(...) for each)``, without building a ``Data``
+    per graph: the walk's lists are concatenated and turned into arrays once per batch.
+
+    Returns
+    -------
+    arrays : dict[str, torch.Tensor] or None
+        ``x``, ``node_type``, ``edge_index``, ``edge_type``, ``batch`` and ``num_graphs`` for the
+        candidates that featurized; None if none did.
+    ok : list[int]
+        Indices of those candidates, in order.
+    errors : list[str]
+        One message per failed candidate.
+    """
+    config = config or FeaturizerConfig()
+    types, parents, depths, loopds, trips = [], [], [], [], []
+    sp_node, sp_col, sp_val, d_src, d_dst = [], [], [], [], []
+    n_nodes, n_sp, n_du, ok, errors = [], [], [], [], []
+    for i, cand in enumerate(candidates):
+        try:
+            out = walk_lists(lower(cand.sch.mod, config.lowering), config.max_nodes, walk)
+        except Exception as err:  # noqa: BLE001 - a cost model must survive any bad candidate
+            errors.append(f"candidate {i}: {type(err).__name__}: {err}")
+            continue
+        t, p, dep, ld, tr, sn, sc, sv, ds, dd, _ = out
+        ok.append(i)
+        types += t
+        parents += p
+        depths += dep
+        loopds += ld
+        trips += tr
+        sp_node += sn
+        sp_col += sc
+        sp_val += sv
+        d_src += ds
+        d_dst += dd
+        n_nodes.append(len(t))
+        n_sp.append(len(sn))
+        n_du.append(len(ds))
+    if not ok:
+        return None, ok, errors
+    counts = np.asarray(n_nodes, dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    n = int(counts.sum())
+    x = np.zeros((n, NUM_FEATURES), dtype=np.float32)
+    x[:, _walk.F_DEPTH] = np.log2(1.0 + np.asarray(depths, dtype=np.float32))
+    x[:, _walk.F_LOOP_DEPTH] = loopds
+    x[:, _walk.F_TRIPS] = trips
+    x[np.asarray(sp_node, dtype=np.int64) + np.repeat(offsets, n_sp), sp_col] = sp_val
+    par = np.asarray(parents, dtype=np.int64)
+    child = np.nonzero(par >= 0)[0]
+    par = par[child] + np.repeat(offsets, counts)[child]
+    du_off = np.repeat(offsets, n_du)
+    src = np.asarray(d_src, dtype=np.int64) + du_off
+    dst = np.asarray(d_dst, dtype=np.int64) + du_off
+    edge_index = np.concatenate(
+        [np.stack([par, child]), np.stack([child, par]), np.stack([src, dst]), np.stack([dst, src])],
+        axis=1,
+    )
+    edge_type = np.repeat(
+        np.arange(NUM_EDGE_TYPES, dtype=np.int64), [len(child), len(child), len(src), len(src)]
+    )
+    arrays = {
+        "x": torch.from_numpy(x),
+        "node_type": torch.from_numpy(np.asarray(types, dtype=np.int64)),
+        "edge_index": torch.from_numpy(edge_index),
+        "edge_type": torch.from_numpy(edge_type),
+        "batch": torch.from_numpy(np.repeat(np.arange(len(ok), dtype=np.int64), counts)),
+        "num_graphs": len(ok),
+    }
+    return arrays, ok, errors

@@ -146,3 +146,40 @@ def predict(model: GNN, graphs: list[Data], batch_size: int = 1024) -> np.ndarra
         batch = Batch.from_data_list(graphs[i : i + batch_size])
         out.append(model.forward_batch(batch).numpy())
     return np.concatenate(out).astype(np.float64) if out else np.zeros(0, np.float64)
+
+
+@torch.inference_mode()
+def predict_candidates(model: GNN, candidates, featurizer, chunk: int = 256):
+    """Scores of MetaSchedule candidates, featurizing one chunk while the GNN runs on the last.
+
+    torch releases the GIL inside its kernels, so on two or more cores the Python featurizer and
+    the forward pass overlap. Returns ``(scores, errors)``; failed candidates score NaN.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .graph import featurize_batch
+
+    model.eval()
+    scores = np.full(len(candidates), np.nan, dtype=np.float64)
+    errors: list[str] = []
+
+    def forward(arrays, idx):
+        if arrays is None:
+            return
+        with torch.inference_mode():  # grad mode is per thread
+            out = model(arrays["x"], arrays["node_type"], arrays["edge_index"], arrays["batch"],
+                        arrays["num_graphs"])  # fmt: skip
+        scores[idx] = out.numpy()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = None
+        for start in range(0, len(candidates), chunk):
+            arrays, ok, errs = featurize_batch(candidates[start : start + chunk], featurizer)
+            errors += [f"{e} (chunk from {start})" for e in errs]
+            if pending is not None:
+                pending.result()
+            idx = np.asarray(ok, dtype=np.int64) + start
+            pending = pool.submit(forward, arrays, idx)
+        if pending is not None:
+            pending.result()
+    return scores, errors
