@@ -173,6 +173,29 @@ def cmd_dataset_stats(args) -> int:
     return 0
 
 
+def cmd_tune(args) -> int:
+    """Tune a network end to end, check its output against PyTorch, report its latency."""
+    from .networks import NETWORKS
+    from .sampling import target_from
+    from .tune_network import OutputMismatchError, tune_network
+
+    if args.network not in NETWORKS:
+        raise UsageError(f"unknown network {args.network!r}; choose one of {', '.join(NETWORKS)}")
+    target = target_from(args.target, args.num_cores)
+    work_dir = args.work_dir or f"tune_runs/{args.network}-{args.cost_model}-{args.trials}"
+    try:
+        res = tune_network(args.network, args.cost_model, args.trials, target, work_dir,
+                           seed=args.seed, checkpoint=args.checkpoint,
+                           trials_per_iter=args.trials_per_iter, repeats=args.repeats)
+    except OutputMismatchError as err:
+        print(f"tvm-gnn tune: OUTPUT MISMATCH: {err}", file=sys.stderr)
+        return 1
+    print(f"{res.network} ({res.cost_model}, {res.trials} trials): end-to-end "
+          f"{res.latency_ms_median:.3f} ms (median of {len(res.latency_ms_runs)}), output matches "
+          f"PyTorch; tuning took {res.tuning_seconds:.0f} s; log: {res.log_path}")  # fmt: skip
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .embeddings import DEFAULT_DIM, VECTORS_PATH
     from .graph import LOWERINGS
@@ -205,6 +228,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="search and model seed (default: 0)")
     target_args(p)
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("tune", help="tune a whole network, check it against PyTorch, time it",
+                       description=cmd_tune.__doc__)
+    p.add_argument("--network", required=True,
+                   help="network name (resnet18, mobilenet_v2, inception_v3, ... see "
+                        "tvm_gnn.networks; tiny_cnn for a quick run)")
+    p.add_argument("--cost-model", choices=COST_MODELS, default="gnn",
+                   help="cost model guiding the search (default: gnn)")
+    p.add_argument("--trials", type=_positive_int, default=200,
+                   help="measured trials over all tasks (default: 200)")
+    p.add_argument("--trials-per-iter", type=_positive_int, default=32,
+                   help="candidates measured per search iteration (default: 32)")
+    p.add_argument("--checkpoint", default=None, help="GNN weights to start from")
+    p.add_argument("--repeats", type=_positive_int, default=10,
+                   help="timed runs of the compiled network; the median is reported (default: 10)")
+    p.add_argument("--work-dir", default=None,
+                   help="where the database and tune_log.json go "
+                        "(default: tune_runs/NETWORK-MODEL-TRIALS)")
+    p.add_argument("--seed", type=int, default=0, help="search and model seed (default: 0)")
+    target_args(p)
+    p.set_defaults(func=cmd_tune)
 
     p = sub.add_parser("collect", help="measure real network tasks into JSON databases",
                        description=cmd_collect.__doc__)

@@ -1,0 +1,52 @@
+"""tvm-gnn tune: a tiny network tuned end to end, checked against PyTorch, timed and logged."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tvm_gnn import networks, tune_network
+
+
+def test_tune_tiny_network_end_to_end(tmp_path):
+    work = tmp_path / "run"
+    proc = subprocess.run(
+        [sys.executable, "-m", "tvm_gnn.cli", "tune", "--network", "tiny_cnn", "--trials", "12",
+         "--trials-per-iter", "2", "--cost-model", "gnn", "--repeats", "3", "--num-cores", "2",
+         "--work-dir", str(work)],
+        capture_output=True, text=True, timeout=1200,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "output matches PyTorch" in proc.stdout
+    log = json.loads((work / "tune_log.json").read_text())
+    assert log["network"] == "tiny_cnn" and log["cost_model"] == "gnn" and log["tasks"] == 6
+    assert len(log["latency_ms_runs"]) == 3 and 0 < log["latency_ms_median"] < 100
+    trials = [p["trials"] for p in log["curve"]]
+    assert trials == sorted(trials) and trials[-1] == 12
+    estimates = [p["estimated_latency_s"] for p in log["curve"] if p["estimated_latency_s"]]
+    assert estimates and all(a >= b for a, b in zip(estimates, estimates[1:]))  # best-so-far
+    assert (work / "database_tuning_record.json").stat().st_size > 0
+    assert log["profile_seconds"]  # MetaSchedule's profiler scopes, e.g. the cost model's
+
+
+def test_output_mismatch_fails_loudly(tmp_path, monkeypatch, llvm_target):
+    # Compile a network whose weights differ from the PyTorch model it is checked against.
+    real_to_relax = networks.to_relax
+
+    def other_weights(model, example):
+        other, _ = networks.get_torch("tiny_cnn", seed=123)
+        return real_to_relax(other, example)
+
+    monkeypatch.setattr(networks, "to_relax", other_weights)
+    with pytest.raises(tune_network.OutputMismatchError, match="differs from PyTorch"):
+        tune_network.tune_network("tiny_cnn", "random", 6, llvm_target, tmp_path,
+                                  trials_per_iter=1, repeats=1, progress=False,
+                                  strategy="replay-trace")  # fmt: skip
+
+
+def test_unknown_network_is_a_usage_error():
+    proc = subprocess.run([sys.executable, "-m", "tvm_gnn.cli", "tune", "--network", "lenet"],
+                          capture_output=True, text=True)  # fmt: skip
+    assert proc.returncode == 2 and "unknown network 'lenet'" in proc.stderr
+    assert "Traceback" not in proc.stderr
