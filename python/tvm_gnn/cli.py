@@ -321,12 +321,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
     import warnings
 
     # torch_geometric triggers torch's own deprecation notice on import; it is not the user's.
     warnings.filterwarnings("ignore", message=".*torch.jit.script.*is deprecated")
+    parser = build_parser()
+    args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
