@@ -33,7 +33,9 @@ setup() {
     echo "==> creating $VENV and installing pinned dependencies (first run: a few minutes)"
     [[ -x $VENV/bin/python ]] || "$PYTHON" -m venv "$VENV"
     local pip=("$VENV/bin/python" -m pip install --quiet --disable-pip-version-check)
-    "${pip[@]}" "setuptools>=69" "cython>=3.0" wheel
+    # build requirements of the package (Cython) and of fasttext (pybind11), which are built
+    # without isolation against this environment
+    "${pip[@]}" "setuptools>=69" "cython>=3.0" wheel "pybind11>=2.10"
     # torch first and alone, from the local wheel store when there is one. torchvision (the
     # standard network definitions) needs its matching torch; see docs/dataset.md.
     "${pip[@]}" "torch==2.14.1" "torchvision==0.29.1"
