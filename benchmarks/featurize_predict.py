@@ -21,7 +21,6 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import time
 from pathlib import Path
 
@@ -29,16 +28,6 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 MARK = "featurize-predict"
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def timed(fn, reps: int):
@@ -77,6 +66,7 @@ def main() -> None:
     from tvm.s_tir import meta_schedule as ms
 
     from tvm_gnn import graph, workloads
+    from tvm_gnn.collect import cpu_model
     from tvm_gnn.cost_model import GNNModel
     from tvm_gnn.sampling import sample_candidates, target_from
     from tvm_gnn.train import TrainConfig, predict

@@ -131,20 +131,48 @@ def walk_lists(func, max_nodes: int, walk=_walk.walk):
 
 def walk_arrays(func, max_nodes: int, walk=_walk.walk):
     """Walk a PrimFunc; return numpy arrays ``(node_type, x, edge_index, edge_type)``."""
-    (types, parents, depths, loop_depths, trips, sp_node, sp_col, sp_val, def_src, def_dst,
-     _) = walk_lists(func, max_nodes, walk)  # fmt: skip
-    n = len(types)
+    a = _assemble([walk_lists(func, max_nodes, walk)])
+    return a["node_type"], a["x"], a["edge_index"], a["edge_type"]
+
+
+def _assemble(outs) -> dict[str, np.ndarray]:
+    """Numpy arrays of one or more walks (outputs of :func:`walk_lists`), as one batched graph.
+
+    Node ids of walk ``k`` are offset by the nodes of the walks before it; ``batch`` maps each
+    node to its walk. Edges are grouped by kind (all tree edges first), the order
+    ``Batch.from_data_list`` would give for a single graph.
+    """
+    types, parents, depths, loopds, trips = [], [], [], [], []
+    sp_node, sp_col, sp_val, d_src, d_dst = [], [], [], [], []
+    n_nodes, n_sp, n_du = [], [], []
+    for t, p, dep, ld, tr, sn, sc, sv, ds, dd, _ in outs:
+        types += t
+        parents += p
+        depths += dep
+        loopds += ld
+        trips += tr
+        sp_node += sn
+        sp_col += sc
+        sp_val += sv
+        d_src += ds
+        d_dst += dd
+        n_nodes.append(len(t))
+        n_sp.append(len(sn))
+        n_du.append(len(ds))
+    counts = np.asarray(n_nodes, dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    n = int(counts.sum())
     x = np.zeros((n, NUM_FEATURES), dtype=np.float32)
     x[:, _walk.F_DEPTH] = np.log2(1.0 + np.asarray(depths, dtype=np.float32))
-    x[:, _walk.F_LOOP_DEPTH] = loop_depths
+    x[:, _walk.F_LOOP_DEPTH] = loopds
     x[:, _walk.F_TRIPS] = trips
-    x[sp_node, sp_col] = sp_val
-    node_type = np.asarray(types, dtype=np.int64)
+    x[np.asarray(sp_node, dtype=np.int64) + np.repeat(offsets, n_sp), sp_col] = sp_val
     par = np.asarray(parents, dtype=np.int64)
     child = np.nonzero(par >= 0)[0]
-    par = par[child]
-    src = np.asarray(def_src, dtype=np.int64)
-    dst = np.asarray(def_dst, dtype=np.int64)
+    par = par[child] + np.repeat(offsets, counts)[child]
+    du_off = np.repeat(offsets, n_du)
+    src = np.asarray(d_src, dtype=np.int64) + du_off
+    dst = np.asarray(d_dst, dtype=np.int64) + du_off
     edge_index = np.concatenate(
         [np.stack([par, child]), np.stack([child, par]), np.stack([src, dst]), np.stack([dst, src])],
         axis=1,
@@ -152,7 +180,13 @@ def walk_arrays(func, max_nodes: int, walk=_walk.walk):
     edge_type = np.repeat(
         np.arange(NUM_EDGE_TYPES, dtype=np.int64), [len(child), len(child), len(src), len(src)]
     )
-    return node_type, x, edge_index, edge_type
+    return {
+        "node_type": np.asarray(types, dtype=np.int64),
+        "x": x,
+        "edge_index": edge_index,
+        "edge_type": edge_type,
+        "batch": np.repeat(np.arange(len(counts), dtype=np.int64), counts),
+    }
 
 
 def to_data(node_type, x, edge_index, edge_type) -> Data:
@@ -248,59 +282,15 @@ def featurize_batch(candidates, config: FeaturizerConfig | None = None, walk=_wa
         One message per failed candidate.
     """
     config = config or FeaturizerConfig()
-    types, parents, depths, loopds, trips = [], [], [], [], []
-    sp_node, sp_col, sp_val, d_src, d_dst = [], [], [], [], []
-    n_nodes, n_sp, n_du, ok, errors = [], [], [], [], []
+    outs, ok, errors = [], [], []
     for i, cand in enumerate(candidates):
         try:
-            out = walk_lists(lower(cand.sch.mod, config.lowering), config.max_nodes, walk)
+            outs.append(walk_lists(lower(cand.sch.mod, config.lowering), config.max_nodes, walk))
+            ok.append(i)
         except Exception as err:  # noqa: BLE001 - a cost model must survive any bad candidate
             errors.append(f"candidate {i}: {type(err).__name__}: {err}")
-            continue
-        t, p, dep, ld, tr, sn, sc, sv, ds, dd, _ = out
-        ok.append(i)
-        types += t
-        parents += p
-        depths += dep
-        loopds += ld
-        trips += tr
-        sp_node += sn
-        sp_col += sc
-        sp_val += sv
-        d_src += ds
-        d_dst += dd
-        n_nodes.append(len(t))
-        n_sp.append(len(sn))
-        n_du.append(len(ds))
     if not ok:
         return None, ok, errors
-    counts = np.asarray(n_nodes, dtype=np.int64)
-    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    n = int(counts.sum())
-    x = np.zeros((n, NUM_FEATURES), dtype=np.float32)
-    x[:, _walk.F_DEPTH] = np.log2(1.0 + np.asarray(depths, dtype=np.float32))
-    x[:, _walk.F_LOOP_DEPTH] = loopds
-    x[:, _walk.F_TRIPS] = trips
-    x[np.asarray(sp_node, dtype=np.int64) + np.repeat(offsets, n_sp), sp_col] = sp_val
-    par = np.asarray(parents, dtype=np.int64)
-    child = np.nonzero(par >= 0)[0]
-    par = par[child] + np.repeat(offsets, counts)[child]
-    du_off = np.repeat(offsets, n_du)
-    src = np.asarray(d_src, dtype=np.int64) + du_off
-    dst = np.asarray(d_dst, dtype=np.int64) + du_off
-    edge_index = np.concatenate(
-        [np.stack([par, child]), np.stack([child, par]), np.stack([src, dst]), np.stack([dst, src])],
-        axis=1,
-    )
-    edge_type = np.repeat(
-        np.arange(NUM_EDGE_TYPES, dtype=np.int64), [len(child), len(child), len(src), len(src)]
-    )
-    arrays = {
-        "x": torch.from_numpy(x),
-        "node_type": torch.from_numpy(np.asarray(types, dtype=np.int64)),
-        "edge_index": torch.from_numpy(edge_index),
-        "edge_type": torch.from_numpy(edge_type),
-        "batch": torch.from_numpy(np.repeat(np.arange(len(ok), dtype=np.int64), counts)),
-        "num_graphs": len(ok),
-    }
+    arrays = {k: torch.from_numpy(v) for k, v in _assemble(outs).items()}
+    arrays["num_graphs"] = len(ok)
     return arrays, ok, errors
