@@ -63,3 +63,22 @@ def test_splits():
     assert len(te) == 3 and {s[i].shash for i in te} == {"w1", "w2", "w3"}
     with pytest.raises(ValueError, match="network"):
         data.split(s, "task", None)
+
+
+def test_unpack_then_pack_round_trip_and_shrink_guard(packed, tmp_path):
+    raw = tmp_path / "raw"
+    written = data.unpack(packed, raw)
+    assert len(written) == 2
+    assert data.unpack(packed, raw) == []  # never overwrites a raw database
+    (folder,) = raw.glob("*/unit")
+    again = tmp_path / "again"
+    data.pack(raw, again)
+    (gz,) = again.glob(f"*/unit/{dbfile.RECORD_FILE}.gz")
+    (orig,) = packed.glob(f"*/unit/{dbfile.RECORD_FILE}.gz")
+    assert gz.read_bytes() == orig.read_bytes()
+    # a raw folder that started over must not replace what was measured before
+    rec = folder / dbfile.RECORD_FILE
+    rec.write_text(rec.read_text().splitlines(keepends=True)[0])
+    with pytest.raises(ValueError, match="tvm-gnn unpack"):
+        data.pack(raw, again)
+    assert gzip.decompress(gz.read_bytes()) == gzip.decompress(orig.read_bytes())

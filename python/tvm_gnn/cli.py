@@ -160,8 +160,17 @@ def cmd_pack(args) -> int:
     """Gzip the raw collected databases into the committed dataset folder."""
     from .data import pack
 
-    written = pack(args.raw, args.out)
+    written = pack(args.raw, args.out, force=args.force)
     print(f"packed {len(written)} database files into {args.out}")
+    return 0
+
+
+def cmd_unpack(args) -> int:
+    """Gunzip the committed dataset into the raw folder, so collection resumes from it."""
+    from .data import unpack
+
+    written = unpack(args.data, args.raw)
+    print(f"unpacked {len(written)} database files into {args.raw}")
     return 0
 
 
@@ -285,7 +294,15 @@ def build_parser() -> argparse.ArgumentParser:
                        description=cmd_pack.__doc__)
     p.add_argument("--raw", default="data_raw", help="collect's output (default: data_raw)")
     p.add_argument("--out", default="data", help="compressed dataset root (default: data)")
+    p.add_argument("--force", action="store_true",
+                   help="replace packed databases even with smaller ones")
     p.set_defaults(func=cmd_pack)
+
+    p = sub.add_parser("unpack", help="gunzip data/ into data_raw/ before resuming collection",
+                       description=cmd_unpack.__doc__)
+    p.add_argument("--data", default="data", help="compressed dataset root (default: data)")
+    p.add_argument("--raw", default="data_raw", help="collect's output folder (default: data_raw)")
+    p.set_defaults(func=cmd_unpack)
 
     p = sub.add_parser("dataset-stats", help="counts and latency ranges of a dataset",
                        description=cmd_dataset_stats.__doc__)

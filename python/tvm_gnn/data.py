@@ -73,9 +73,52 @@ def _open_db_folder(folder: Path) -> Path:
     return out
 
 
-def pack(raw_root, out_root) -> list[str]:
-    """Gzip every database of ``raw_root`` into ``out_root`` (same layout), deterministically."""
+def _count_lines(path: Path) -> int:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rb") as f:
+        return sum(1 for _ in f)
+
+
+def unpack(packed_root, raw_root) -> list[str]:
+    """Gunzip ``packed_root`` into ``raw_root`` where ``raw_root`` has no database yet.
+
+    Run it before ``tvm-gnn collect`` on a machine without ``data_raw/``, so that collection
+    resumes from the committed dataset instead of starting over.
+    """
     written = []
+    for hw, net, folder in network_folders(packed_root):
+        dest = Path(raw_root) / hw / net
+        if any((dest / f).exists() for f in DB_FILES):
+            continue
+        dest.mkdir(parents=True, exist_ok=True)
+        for f in DB_FILES:
+            if (folder / (f + ".gz")).exists():
+                with gzip.open(folder / (f + ".gz"), "rb") as s, open(dest / f, "wb") as d:
+                    shutil.copyfileobj(s, d)
+                written.append(str(dest / f))
+        for f in META_FILES:
+            if (folder / f).exists():
+                shutil.copyfile(folder / f, dest / f)
+    return written
+
+
+def pack(raw_root, out_root, force: bool = False) -> list[str]:
+    """Gzip every database of ``raw_root`` into ``out_root`` (same layout), deterministically.
+
+    Refuses (``ValueError``) to replace a packed file with one of fewer lines unless ``force``:
+    a raw folder that started over must not overwrite what was measured before (``unpack``).
+    """
+    written = []
+    for hw, net, folder in network_folders(raw_root):
+        dest = Path(out_root) / hw / net
+        for f in DB_FILES:
+            old = dest / (f + ".gz")
+            if not force and (folder / f).exists() and old.exists():
+                if _count_lines(folder / f) < _count_lines(old):
+                    raise ValueError(
+                        f"{folder / f} has fewer lines than {old}; run `tvm-gnn unpack` before "
+                        "collecting on a new machine, or pass --force"
+                    )
     for hw, net, folder in network_folders(raw_root):
         dest = Path(out_root) / hw / net
         dest.mkdir(parents=True, exist_ok=True)
