@@ -34,6 +34,14 @@ def make_cost_model(kind, *, seed: int = 0, checkpoint=None, num_tuning_cores: i
     raise ValueError(f"unknown cost model {kind!r}; choose one of {COST_MODELS}")
 
 
+def measured_latency(builder_result, runner_result) -> float | None:
+    """Mean run time in seconds of one measured candidate, or None if its build or run failed."""
+    secs = [float(s) for s in (runner_result.run_secs or [])]
+    if builder_result.error_msg or runner_result.error_msg or not secs:
+        return None
+    return sum(secs) / len(secs)
+
+
 @derived_object
 class ProgressCallback(PyMeasureCallback):
     """Shows measured trials and the best latency so far on a tqdm bar; records the history."""
@@ -48,11 +56,11 @@ class ProgressCallback(PyMeasureCallback):
 
     def apply(self, task_scheduler, task_id, measure_candidates, builder_results, runner_results):
         for b, r in zip(builder_results, runner_results):
-            secs = [float(s) for s in (r.run_secs or [])]
-            if b.error_msg or r.error_msg or not secs:
+            lat = measured_latency(b, r)
+            if lat is None:
                 self.errors += 1
             else:
-                self.best = min(self.best, sum(secs) / len(secs))
+                self.best = min(self.best, lat)
             self.history.append(self.best)
         self.bar.update(len(runner_results))
         if math.isfinite(self.best):

@@ -23,6 +23,8 @@ import numpy as np
 from tvm.ir.utils import derived_object
 from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
 
+from .tune import measured_latency
+
 logger = logging.getLogger(__name__)
 
 
@@ -52,11 +54,10 @@ class CurveCallback(PyMeasureCallback):
 
     def apply(self, task_scheduler, task_id, measure_candidates, builder_results, runner_results):
         for b, r in zip(builder_results, runner_results):
-            secs = [float(s) for s in (r.run_secs or [])]
-            if b.error_msg or r.error_msg or not secs:
+            lat = measured_latency(b, r)
+            if lat is None:
                 self.errors += 1
                 continue
-            lat = sum(secs) / len(secs)
             self.best[task_id] = min(self.best.get(task_id, math.inf), lat)
         self.trials += len(runner_results)
         est = self.estimate()
