@@ -178,15 +178,22 @@ def collect_task(task_name, mod, folder: Path, target, cfg: CollectConfig, build
     counts, keys, _ = _existing(folder)
     have = counts.get(shash, 0)
     done = {"task": task_name, "shash": shash, "measured": 0, "failed": 0}
+    exhausted = _read_exhausted(folder)
+    if shash in exhausted:
+        return done  # an earlier run found every program of this design space
     # 1. uniform samples: deterministic per (seed, task), so a rerun skips what is recorded
     n_uniform = round(cfg.trials_per_task * cfg.uniform_fraction)
     if have < n_uniform:
         ctx, cands = sample_candidates(mod, target, n_uniform, seed=cfg.seed * 7919 + task_index)
-        seen = keys.get(shash, set())
+        seen = set(keys.get(shash, set()))
         todo = []
         for c in cands:
-            rec = ms.database.TuningRecord(trace=c.sch.trace, workload=workload)
-            if _trace_key(rec.as_json()[0]) not in seen:
+            # A small design space (an elementwise op has one schedule) makes the sampler return
+            # the same trace again and again: measure each once.
+            key = _trace_key(ms.database.TuningRecord(trace=c.sch.trace, workload=workload)
+                             .as_json()[0])  # fmt: skip
+            if key not in seen:
+                seen.add(key)
                 todo.append(c)
         todo = todo[: n_uniform - have]
         for i in range(0, len(todo), cfg.batch_size):
@@ -218,7 +225,23 @@ def collect_task(task_name, mod, folder: Path, target, cfg: CollectConfig, build
         )  # fmt: skip
         done["measured"] += len(callback.history)
         done["failed"] += callback.errors
+        if len(callback.history) < rest:
+            # The search stops early only when it finds no program it has not measured.
+            _write_json(folder / EXHAUSTED_FILE, sorted(exhausted | {shash}))
     return done
+
+
+#: Workloads (structural hashes) whose design space was measured completely, so reruns skip them.
+EXHAUSTED_FILE = "exhausted.json"
+
+
+def _read_exhausted(folder: Path) -> set:
+    path = folder / EXHAUSTED_FILE
+    try:
+        return set(json.loads(path.read_text())) if path.exists() else set()
+    except ValueError:
+        logger.warning("%s is corrupt; searching every task again", path)
+        return set()
 
 
 def provenance(target, measure: MeasureConfig, cfg: CollectConfig, rpc_key=None) -> dict:
@@ -263,7 +286,9 @@ def collect_network(network: str, out_root, target, cfg: CollectConfig, measure:
     with open(log, "a") as f:
         f.write(json.dumps(provenance(target, measure, cfg, rpc_key)) + "\n")
     counts, _, _ = _existing(folder)
-    total = sum(max(0, cfg.trials_per_task - counts.get(t["shash"], 0)) for t in manifest)
+    exhausted = _read_exhausted(folder)
+    total = sum(max(0, cfg.trials_per_task - counts.get(t["shash"], 0)) for t in manifest
+                if t["shash"] not in exhausted)  # fmt: skip
     builder = make_builder(timeout_sec=measure.build_timeout_sec)
     runner = runner or make_runner(measure)
     summary = {"network": network, "folder": str(folder), "tasks": len(tasks), "measured": 0,

@@ -33,7 +33,7 @@ from . import dbfile
 logger = logging.getLogger(__name__)
 
 DB_FILES = (dbfile.WORKLOAD_FILE, dbfile.RECORD_FILE)
-META_FILES = ("tasks.json", "provenance.jsonl")
+META_FILES = ("tasks.json", "provenance.jsonl", "exhausted.json")
 
 
 @dataclass
@@ -44,8 +44,10 @@ class Sample:
     task: str
     shash: str  # workload structural hash
     weight: int  # how often the network runs the task
-    latency: float  # seconds
-    line: int  # line in the record file
+    latency: float  # seconds (the median over the records of this program)
+    line: int  # line in the record file (the first record of this program)
+    program: str = ""  # structural hash of the scheduled program
+    repeats: int = 1  # records of this same program that were merged into this sample
 
 
 def network_folders(root) -> Iterator[tuple[str, str, Path]]:
@@ -157,6 +159,11 @@ def samples(folder) -> tuple[list[Sample], dbfile.RecordScan]:
     return out, scan
 
 
+def hardware_names(root) -> list[str]:
+    """Hardware folders under ``root``."""
+    return sorted({hw for hw, _, _ in network_folders(root)})
+
+
 def stats(root, held_out=None) -> dict:
     """Per-network counts, latency range and workloads shared with the held-out networks."""
     from .networks import HELD_OUT
@@ -212,27 +219,72 @@ def stats_markdown(st: dict) -> str:
 SPLITS = ("network", "workload", "random")
 
 
-def _featurize_folder(folder: Path, config):
-    """Graphs (labelled) of one network folder's valid records, rebuilt line by line."""
-    import torch
+def tuning_records(folder: Path):
+    """``(sample, TuningRecord or exception)`` for every valid record of a network folder.
+
+    Records are rebuilt line by line (``JSONDatabase.get_all_tuning_records`` does not keep file
+    order). A record TVM cannot rebuild comes with the exception instead of a TuningRecord, so
+    one bad line never stops a whole dataset.
+    """
     from tvm.s_tir import meta_schedule as ms
 
-    from .graph import featurize
-
-    plain = _open_db_folder(folder)
+    plain = _open_db_folder(Path(folder))
     got, scan = samples(folder)
     by_line = {r.line: r for r in scan.records}
     wl_lines = (plain / dbfile.WORKLOAD_FILE).read_text().splitlines()
     workloads: dict[int, object] = {}
-    graphs, kept, skipped = [], [], 0
     for s in got:
         rec = by_line[s.line]
         try:
             if rec.workload not in workloads:
                 workloads[rec.workload] = ms.database.Workload.from_json(
                     json.loads(wl_lines[rec.workload]))
-            record = ms.database.TuningRecord.from_json(rec.raw, workloads[rec.workload])
-            g = featurize(record.as_measure_candidate().sch.mod, config)
+            yield s, ms.database.TuningRecord.from_json(rec.raw, workloads[rec.workload])
+        except Exception as err:  # noqa: BLE001 - TVM raises its own error types
+            yield s, err
+
+
+def distinct_programs(folder: Path):
+    """``(sample, TuningRecord, MeasureCandidate)`` per distinct scheduled program of a folder.
+
+    Records of the same program in the same workload (a tiny design space sampled again and
+    again) are merged: their latencies differ only by noise, and as separate samples they would
+    make up pairs that no model can order. The sample keeps the median latency and the count.
+    Records TVM cannot rebuild are logged and skipped.
+    """
+    import tvm_ffi
+
+    merged: dict[tuple[str, str], tuple[Sample, object, object, list[float]]] = {}
+    for s, record in tuning_records(folder):
+        try:
+            if isinstance(record, Exception):
+                raise record
+            cand = record.as_measure_candidate()
+            program = f"{tvm_ffi.structural_hash(cand.sch.mod):016x}"
+        except Exception as err:  # noqa: BLE001 - one bad record must not stop the dataset
+            logger.warning("%s line %d skipped: %s", folder, s.line, err)
+            continue
+        key = (s.shash, program)
+        if key in merged:
+            merged[key][3].append(s.latency)
+        else:
+            s.program = program
+            merged[key] = (s, record, cand, [s.latency])
+    for s, record, cand, lats in merged.values():
+        s.latency, s.repeats = float(np.median(lats)), len(lats)
+        yield s, record, cand
+
+
+def _featurize_folder(folder: Path, config):
+    """Graphs (labelled with ``latency``) of one network folder's distinct programs."""
+    import torch
+
+    from .graph import featurize
+
+    graphs, kept, skipped = [], [], 0
+    for s, _, cand in distinct_programs(folder):
+        try:
+            g = featurize(cand.sch.mod, config)
         except Exception as err:  # noqa: BLE001 - one bad record must not stop the dataset
             logger.warning("%s line %d not featurized: %s", folder, s.line, err)
             skipped += 1
@@ -243,8 +295,16 @@ def _featurize_folder(folder: Path, config):
     return graphs, kept, skipped
 
 
-def load_graphs(root, config=None, cache_dir=".cache/graphs", progress: bool = False):
-    """Graphs of every valid record under ``root``, with their :class:`Sample` metadata.
+#: Bumped when what load_graphs caches changes (2: one sample per distinct program).
+CACHE_FORMAT = 2
+
+
+def load_graphs(root, config=None, cache_dir=".cache/graphs", progress: bool = False,
+                hardware: str | None = None, networks=None):
+    """Graphs of every distinct measured program under ``root``, with :class:`Sample` metadata.
+
+    ``hardware`` and ``networks`` restrict the folders read (default: all; never mix hardware
+    in one training set).
 
     Cached per network folder under ``cache_dir/<featurizer version>/``; a cache is rebuilt when
     the featurizer version or the database files change.
@@ -254,7 +314,8 @@ def load_graphs(root, config=None, cache_dir=".cache/graphs", progress: bool = F
     from .graph import FeaturizerConfig, pack_graphs, unpack_graphs
 
     config = config or FeaturizerConfig()
-    folders = list(network_folders(root))
+    folders = [(hw, net, f) for hw, net, f in network_folders(root)
+               if (hardware is None or hw == hardware) and (networks is None or net in networks)]
     if progress:
         from tqdm import tqdm
 
@@ -265,7 +326,8 @@ def load_graphs(root, config=None, cache_dir=".cache/graphs", progress: bool = F
         for f in DB_FILES:
             p = folder / f if (folder / f).exists() else folder / (f + ".gz")
             stamp.update(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}".encode())
-        cache = Path(cache_dir) / config.version() / hw / f"{net}-{stamp.hexdigest()[:12]}.pt"
+        cache = (Path(cache_dir) / f"{config.version()}-d{CACHE_FORMAT}" / hw
+                 / f"{net}-{stamp.hexdigest()[:12]}.pt")  # fmt: skip
         if cache.exists():
             payload = torch.load(cache, weights_only=False)
             graphs, kept = unpack_graphs(payload["graphs"]), [Sample(**s) for s in payload["samples"]]
