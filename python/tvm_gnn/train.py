@@ -183,3 +183,148 @@ def predict_candidates(model: GNN, candidates, featurizer, chunk: int = 256):
         if pending is not None:
             pending.result()
     return scores, errors
+
+
+def label_graphs(graphs: list[Data], keys: list[str]) -> list[Data]:
+    """Copies of ``graphs`` labelled for :func:`fit`.
+
+    ``y`` is the normalized throughput within the graph's group (``best latency / latency``) and
+    ``group`` an integer id per distinct key (a workload hash). Each graph needs ``latency``.
+    """
+    ids: dict[str, int] = {}
+    best: dict[str, float] = {}
+    for g, k in zip(graphs, keys):
+        ids.setdefault(k, len(ids))
+        best[k] = min(best.get(k, math.inf), float(g.latency))
+    out = []
+    for g, k in zip(graphs, keys):
+        g = g.clone()
+        g.y = torch.tensor(best[k] / float(g.latency), dtype=torch.float32)
+        g.group = torch.tensor(ids[k])
+        out.append(g)
+    return out
+
+
+@dataclass
+class DatasetRun:
+    """A model trained on a dataset's training networks, and how."""
+
+    model: GNN
+    featurizer: object  # tvm_gnn.graph.FeaturizerConfig
+    history: History
+    info: dict  # what a checkpoint records: hardware, networks, split sizes, settings
+
+
+def train_on_dataset(
+    root,
+    *,
+    hardware: str | None = None,
+    held_out=None,
+    embedding: str = "fasttext",
+    gnn_overrides: dict | None = None,
+    config: TrainConfig | None = None,
+    val_fraction: float = 0.15,
+    featurizer=None,
+    cache_dir=".cache/graphs",
+    progress: bool = False,
+) -> DatasetRun:
+    """Train a GNN on every network of ``root/hardware`` except ``held_out``.
+
+    Validation (early stopping, model choice) is a random ``val_fraction`` of the training
+    networks' workloads, drawn with ``config.seed``: held-out networks are never looked at.
+    """
+    from . import data
+    from .cost_model import default_gnn
+    from .graph import FeaturizerConfig
+    from .networks import HELD_OUT
+
+    config = config or TrainConfig()
+    featurizer = featurizer or FeaturizerConfig()
+    held_out = set(HELD_OUT if held_out is None else held_out)
+    hardwares = data.hardware_names(root)
+    if hardware is None:
+        if len(hardwares) != 1:
+            raise ValueError(f"{root} holds hardware {hardwares}; choose one")
+        hardware = hardwares[0]
+    elif hardware not in hardwares:
+        raise ValueError(f"no hardware folder {hardware!r} under {root} (found {hardwares})")
+    nets = sorted({n for hw, n, _ in data.network_folders(root) if hw == hardware} - held_out)
+    if not nets:
+        raise ValueError(f"{root}/{hardware} has no training networks (held out: {sorted(held_out)})")
+    graphs, samples = data.load_graphs(root, featurizer, cache_dir, progress, hardware, nets)
+    if not graphs:
+        raise ValueError(f"no valid records in the training networks {nets}")
+    graphs, samples = _merge_programs(graphs, samples)
+    train_idx, val_idx = data.split(samples, "workload", None, config.seed, val_fraction)
+    labelled = label_graphs(graphs, [s.shash for s in samples])
+    train = [labelled[i] for i in train_idx]
+    val = [labelled[i] for i in val_idx]
+    torch.manual_seed(config.seed)
+    model = default_gnn(embedding, **(gnn_overrides or {}))
+    hist = fit(model, train, val, config, progress=progress)
+    info = {
+        "trained": True,
+        "hardware": hardware,
+        "train_networks": nets,
+        "held_out": sorted(held_out),
+        "train_graphs": len(train),
+        "val_graphs": len(val),
+        "train_workloads": len({samples[i].shash for i in train_idx}),
+        "val_workloads": len({samples[i].shash for i in val_idx}),
+        "train_config": {k: v for k, v in config.__dict__.items()},
+        "best_epoch": hist.best_epoch,
+        "train_loss": list(hist.train_loss),
+        "val_pairwise_acc": list(hist.val_pairwise_acc),
+        "train_seconds": hist.seconds,
+    }
+    return DatasetRun(model, featurizer, hist, info)
+
+
+def _merge_programs(graphs, samples):
+    """One graph per (workload, program) across networks, median latency; drop workloads with a
+    single program (they hold no ranking information)."""
+    by_key: dict[tuple[str, str], list[int]] = {}
+    for i, s in enumerate(samples):
+        by_key.setdefault((s.shash, s.program), []).append(i)
+    programs: dict[str, int] = {}
+    for shash, _ in by_key:
+        programs[shash] = programs.get(shash, 0) + 1
+    out_g, out_s = [], []
+    for (shash, _), idx in by_key.items():
+        if programs[shash] < 2:
+            continue
+        g = graphs[idx[0]]
+        if len(idx) > 1:
+            g = g.clone()
+            g.latency = torch.tensor(float(np.median([samples[i].latency for i in idx])),
+                                     dtype=torch.float64)  # fmt: skip
+        out_g.append(g)
+        out_s.append(samples[idx[0]])
+    return out_g, out_s
+
+
+def plot_history(hist: History, path, title: str = "") -> None:
+    """Training loss and validation pairwise accuracy by epoch, as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    epochs = np.arange(1, len(hist.train_loss) + 1)
+    ax.plot(epochs, hist.train_loss, color="tab:blue", label="training loss")
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("training loss", color="tab:blue")
+    if hist.val_pairwise_acc:
+        ax2 = ax.twinx()
+        ax2.plot(epochs[: len(hist.val_pairwise_acc)], hist.val_pairwise_acc, color="tab:orange")
+        ax2.set_ylabel("validation pairwise accuracy", color="tab:orange")
+        if hist.best_epoch >= 0:
+            ax2.axvline(hist.best_epoch + 1, color="gray", ls="--", lw=1)
+    ax.set_title(title or "training")
+    fig.tight_layout()
+    from pathlib import Path
+
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

@@ -1,0 +1,347 @@
+# Licensed under the Apache License, Version 2.0.
+"""Offline evaluation: how well cost models rank the measured programs of unseen networks.
+
+Every model is a MetaSchedule cost model and is scored the same way, through
+``predict(context, candidates)`` on the held-out networks' measured candidates, one workload at a
+time. TVM's ``XGBModel`` and ``MLPModel`` are trained in the same run on exactly the records the
+GNN checkpoints were trained on (the training networks of the same hardware folder).
+
+Metrics (``tvm_gnn.metrics``), per held-out network, then averaged over networks:
+
+- pairwise accuracy within each workload, averaged over workloads;
+- TenSet's top-1 and top-5 scores with the network's task weights;
+- prediction throughput (candidates per second of ``predict``, featurization included).
+
+Each is computed on all of a network's workloads and on those it does not share (same structural
+hash) with any training network.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import data as data_mod
+from .metrics import pairwise_accuracy, topk_score
+from .networks import HELD_OUT
+
+logger = logging.getLogger(__name__)
+
+#: Models ``evaluate`` knows, in table order.
+MODELS = ("gnn", "gnn-learned-emb", "gnn-no-topk", "xgb", "mlp", "random")
+#: What each row of the results table is.
+DESCRIPTIONS = {
+    "gnn": "tvm_gnn GNNModel (FastText node types, TopK pooling)",
+    "gnn-learned-emb": "GNN, learned node-type embedding instead of FastText",
+    "gnn-no-topk": "GNN without TopK pooling",
+    "xgb": "TVM XGBModel (per-store features), trained through update()",
+    "mlp": "TVM MLPModel (per-store features, segment-sum MLP), offline train_full()",
+    "random": "TVM RandomModel",
+}
+
+
+class EvaluationError(Exception):
+    """A setting that makes the evaluation meaningless (leaked networks, missing data)."""
+
+
+@dataclass
+class Group:
+    """The measured candidates of one workload in one network."""
+
+    network: str
+    shash: str
+    task: str
+    weight: int
+    context: object  # ms.TuneContext of the workload
+    candidates: list = field(default_factory=list)  # ms.MeasureCandidate
+    latencies: list = field(default_factory=list)  # seconds
+
+
+def _folder_target(folder: Path):
+    import tvm
+
+    prov = folder / "provenance.jsonl"
+    if prov.exists():
+        lines = [ln for ln in prov.read_text().splitlines() if ln.strip()]
+        if lines:
+            return tvm.target.Target(json.loads(json.loads(lines[-1])["target"]))
+    return tvm.target.Target({"kind": "llvm", "num-cores": os.cpu_count() or 1})
+
+
+def load_groups(root, hardware: str, networks, progress: bool = False) -> list[Group]:
+    """Measured candidates of ``networks`` on ``hardware``, grouped by (network, workload)."""
+    from tvm.s_tir import meta_schedule as ms
+
+    folders = [(net, f) for hw, net, f in data_mod.network_folders(root)
+               if hw == hardware and net in set(networks)]  # fmt: skip
+    missing = set(networks) - {net for net, _ in folders}
+    if missing:
+        raise EvaluationError(f"no database for {sorted(missing)} under {root}/{hardware}")
+    if progress:
+        from tqdm import tqdm
+
+        folders = tqdm(folders, desc="load records", unit="network")
+    groups: dict[tuple[str, str], Group] = {}
+    for net, folder in folders:
+        target = _folder_target(folder)
+        for s, record, cand in data_mod.distinct_programs(folder):
+            key = (net, s.shash)
+            if key not in groups:
+                ctx = ms.TuneContext(mod=record.workload.mod, target=target,
+                                     num_threads=os.cpu_count() or 1)  # fmt: skip
+                groups[key] = Group(net, s.shash, s.task, s.weight, ctx)
+            groups[key].candidates.append(cand)
+            groups[key].latencies.append(s.latency)
+    return list(groups.values())
+
+
+def _results(latencies):
+    from tvm.s_tir import meta_schedule as ms
+
+    return [ms.runner.RunnerResult(run_secs=[float(t)], error_msg=None) for t in latencies]
+
+
+def train_xgb(groups: list[Group], seed: int = 0, progress: bool = False):
+    """TVM's XGBModel, fed the training records through ``update``, one workload at a time.
+
+    XGBModel retrains only when its data grew by a fifth; the last update forces a retrain so
+    that the model has seen every record.
+    """
+    from tvm.s_tir.meta_schedule.cost_model.xgb_model import XGBConfig, XGBModel
+
+    model = XGBModel(num_warmup_samples=0, num_tuning_cores=os.cpu_count() or 1,
+                     config=XGBConfig(seed=seed))
+    model.verbose_eval = None
+    it = _bar(groups, "train xgb", progress)
+    for i, g in enumerate(it):
+        model.adaptive_training = i < len(groups) - 1
+        model.update(g.context, g.candidates, _results(g.latencies))
+    return model
+
+
+def train_mlp(groups: list[Group], seed: int = 0, progress: bool = False):
+    """TVM's MLPModel, trained offline the way its trainer does it (``train_full``).
+
+    Its ``update`` runs a full 50-epoch training whenever a fifth of the data is new, which with
+    one workload per call would retrain from scratch many times; loading every group into its
+    state and calling ``train_full`` once is MLPModel's own offline path.
+    """
+    import random
+
+    import torch
+    from tvm.s_tir.meta_schedule.cost_model import mlp_model
+
+    random.seed(seed)  # train_full draws its test split with `random`
+    torch.manual_seed(seed)
+    model = mlp_model.MLPModel()
+    state = model.trainer.state
+    for g in _bar(groups, "features mlp", progress):
+        feats, costs = mlp_model.extract_features(g.context, g.candidates, _results(g.latencies),
+                                                  state.extractor)  # fmt: skip
+        state.add_to_group(feats, costs, g.shash)
+    model.trainer.train_full()
+    return model
+
+
+def _bar(items, desc, progress):
+    if not progress:
+        return items
+    from tqdm import tqdm
+
+    return tqdm(items, desc=desc, unit="workload")
+
+
+def score_model(model, groups: list[Group], progress: bool = False, desc: str = "predict"):
+    """Scores per group from ``model.predict``, and the candidates/s it achieved."""
+    scores, seconds, count = [], 0.0, 0
+    for g in _bar(groups, desc, progress):
+        start = time.perf_counter()
+        s = np.asarray(model.predict(g.context, g.candidates), dtype=np.float64)
+        seconds += time.perf_counter() - start
+        count += len(g.candidates)
+        scores.append(s)
+    return scores, (count / seconds if seconds > 0 else float("nan"))
+
+
+def network_metrics(groups: list[Group], scores: list[np.ndarray]) -> dict:
+    """Pairwise accuracy and top-1/top-5 of one network's groups."""
+    if not groups:
+        return {"workloads": 0, "candidates": 0, "pairwise": float("nan"),
+                "top1": float("nan"), "top5": float("nan")}  # fmt: skip
+    s = np.concatenate(scores)
+    lat = np.concatenate([np.asarray(g.latencies) for g in groups])
+    gid = np.concatenate([np.full(len(g.latencies), i) for i, g in enumerate(groups)])
+    weights = {i: g.weight for i, g in enumerate(groups)}
+    return {
+        "workloads": len(groups),
+        "candidates": len(lat),
+        # labels: throughput (1/latency), so higher is better like the scores
+        "pairwise": pairwise_accuracy(s, 1.0 / lat, gid),
+        "top1": topk_score(s, lat, gid, weights, k=1),
+        "top5": topk_score(s, lat, gid, weights, k=5),
+    }
+
+
+def training_networks(root, hardware: str, held_out) -> list[str]:
+    return sorted({net for hw, net, _ in data_mod.network_folders(root)
+                   if hw == hardware and net not in set(held_out)})  # fmt: skip
+
+
+def check_checkpoint(path, held_out, train_nets) -> None:
+    """Refuse a GNN checkpoint that saw a held-out network, or another split than this one."""
+    from . import checkpoint
+
+    _, _, extra = checkpoint.load(path)
+    seen = extra.get("train_networks")
+    if seen is None:
+        raise EvaluationError(f"{path} does not record its training networks; train it with "
+                              "`tvm-gnn train`")  # fmt: skip
+    leaked = sorted(set(seen) & set(held_out))
+    if leaked:
+        raise EvaluationError(f"{path} was trained on held-out network(s) {leaked}")
+    if sorted(seen) != sorted(train_nets):
+        logger.warning("%s was trained on %s, the baselines on %s: not the same split",
+                       path, sorted(seen), sorted(train_nets))  # fmt: skip
+
+
+def evaluate(
+    root,
+    checkpoints: dict[str, str],
+    hardware: str | None = None,
+    held_out=HELD_OUT,
+    models=MODELS,
+    seed: int = 0,
+    progress: bool = False,
+) -> dict:
+    """Evaluate ``models`` on ``held_out``; GNN variants come from ``checkpoints[name]``.
+
+    Returns ``{"models": {name: {"throughput": c/s, "train_seconds": s, "all": {net: metrics},
+    "unshared": {net: metrics}}}, "shared": [...], ...}``.
+    """
+    from .cost_model import GNNModel
+
+    hardware = hardware or _only_hardware(root)
+    train_nets = training_networks(root, hardware, held_out)
+    if not train_nets:
+        raise EvaluationError(f"no training networks under {root}/{hardware}")
+    test = load_groups(root, hardware, held_out, progress)
+    needs_train = any(m in ("xgb", "mlp") for m in models)
+    train = load_groups(root, hardware, train_nets, progress) if needs_train else None
+    trivial = sum(len(g.candidates) < 2 for g in test)
+    train_hashes = {s.shash for net in train_nets
+                    for s in data_mod.samples(Path(root) / hardware / net)[0]}  # fmt: skip
+    shared = sorted({g.shash for g in test} & train_hashes)
+    out = {"hardware": hardware, "held_out": list(held_out), "train_networks": train_nets,
+           "shared": shared, "single_program_workloads": trivial, "seed": seed,
+           "models": {}}  # fmt: skip
+    for name in models:
+        start = time.perf_counter()
+        if name.startswith("gnn"):
+            if name not in checkpoints:
+                raise EvaluationError(f"no checkpoint given for {name}")
+            check_checkpoint(checkpoints[name], held_out, train_nets)
+            model = GNNModel(checkpoint=checkpoints[name], seed=seed)
+        elif name == "xgb":
+            model = train_xgb(train, seed, progress)
+        elif name == "mlp":
+            model = train_mlp(train, seed, progress)
+        elif name == "random":
+            from tvm.s_tir import meta_schedule as ms
+
+            model = ms.cost_model.RandomModel(seed=seed)
+        else:
+            raise EvaluationError(f"unknown model {name!r}; choose from {MODELS}")
+        train_seconds = time.perf_counter() - start
+        scores, throughput = score_model(model, test, progress, desc=f"predict {name}")
+        res = {"throughput": throughput, "train_seconds": train_seconds, "all": {},
+               "unshared": {}}  # fmt: skip
+        for net in held_out:
+            idx = [i for i, g in enumerate(test) if g.network == net and len(g.candidates) > 1]
+            res["all"][net] = network_metrics([test[i] for i in idx], [scores[i] for i in idx])
+            idx = [i for i in idx if test[i].shash not in shared]
+            res["unshared"][net] = network_metrics([test[i] for i in idx],
+                                                   [scores[i] for i in idx])  # fmt: skip
+        for part in ("all", "unshared"):
+            per = list(res[part].values())
+            res[part]["average"] = {k: float(np.nanmean([m[k] for m in per]))
+                                    for k in ("pairwise", "top1", "top5")}  # fmt: skip
+        out["models"][name] = res
+        logger.info("%s: %s", name, res["unshared"]["average"])
+    return out
+
+
+def _only_hardware(root) -> str:
+    names = data_mod.hardware_names(root)
+    if len(names) != 1:
+        raise EvaluationError(f"{root} holds hardware {names}; choose one with --hardware")
+    return names[0]
+
+
+def markdown(res: dict) -> str:
+    """The results tables (unshared workloads first: the target), as markdown."""
+    nets = res["held_out"]
+    lines = []
+    for part, title in (("unshared", "Held-out workloads not shared with training networks"),
+                        ("all", "All workloads of the held-out networks")):  # fmt: skip
+        any_model = next(iter(res["models"].values()))
+        counts = ", ".join(f"{n} {any_model[part][n]['workloads']} workloads / "
+                           f"{any_model[part][n]['candidates']} candidates" for n in nets)  # fmt: skip
+        lines += [f"### {title}", "", f"({counts})", ""]
+        head = "| model | " + " | ".join(f"{n} pairwise | {n} top-1 | {n} top-5" for n in nets)
+        head += " | **avg pairwise** | **avg top-1** | **avg top-5** |"
+        lines += [head, "|---" * (1 + 3 * len(nets) + 3) + "|"]
+        for name, m in res["models"].items():
+            cells = [f"{m[part][n][k]:.3f}" for n in nets for k in ("pairwise", "top1", "top5")]
+            avg = m[part]["average"]
+            cells += [f"**{avg[k]:.3f}**" for k in ("pairwise", "top1", "top5")]
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines.append("")
+    lines += ["### Models", "", "| model | what | training (s) | predict (candidates/s) |",
+              "|---|---|---:|---:|"]  # fmt: skip
+    for name, m in res["models"].items():
+        lines.append(f"| {name} | {DESCRIPTIONS.get(name, name)} | {m['train_seconds']:.1f} | "
+                     f"{m['throughput']:,.0f} |")  # fmt: skip
+    models = res["models"]
+    if "gnn" in models and "xgb" in models:
+        g = 1 - models["gnn"]["unshared"]["average"]["pairwise"]
+        x = 1 - models["xgb"]["unshared"]["average"]["pairwise"]
+        lines += ["", f"GNN pairwise error / XGBModel pairwise error (unshared workloads): "
+                  f"{g:.3f} / {x:.3f} = **{g / x:.2f}x** (target: at most 0.67x)."]  # fmt: skip
+    lines += ["", f"Workloads with a single distinct program (every model picks it; left out of "
+              f"both tables): {res['single_program_workloads']}."]  # fmt: skip
+    lines += ["", f"Shared workloads excluded from the first table: {len(res['shared'])}. "
+              f"Training networks: {', '.join(res['train_networks'])}."]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def plot(res: dict, path) -> None:
+    """Bar plot of the averaged metrics on unshared workloads, one bar group per metric."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(res["models"])
+    metrics = ("pairwise", "top1", "top5")
+    fig, ax = plt.subplots(figsize=(8, 4))
+    width = 0.8 / len(names)
+    for i, name in enumerate(names):
+        avg = res["models"][name]["unshared"]["average"]
+        xs = np.arange(len(metrics)) + i * width
+        ax.bar(xs, [avg[m] for m in metrics], width, label=name)
+    ax.set_xticks(np.arange(len(metrics)) + 0.4 - width / 2)
+    ax.set_xticklabels(["pairwise accuracy", "top-1 score", "top-5 score"])
+    ax.set_ylim(0, 1.05)
+    ax.set_title(f"Held-out networks ({', '.join(res['held_out'])}), unshared workloads")
+    ax.legend(fontsize=8, loc="lower right")
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
