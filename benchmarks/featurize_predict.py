@@ -84,7 +84,7 @@ def main() -> None:
     results = [ms.runner.RunnerResult(run_secs=[float(s)], error_msg=None)
                for s in rng.uniform(1e-4, 1e-2, len(warm))]  # fmt: skip
 
-    gnn = GNNModel(num_warmup_samples=0, train_config=TrainConfig(epochs=2), seed=args.seed)
+    gnn = GNNModel(pretrained=False, num_warmup_samples=0, train_config=TrainConfig(epochs=2), seed=args.seed)
     gnn.update(ctx, warm, results)
     xgb = ms.cost_model.XGBModel(num_warmup_samples=0, num_tuning_cores=cores)
     xgb.update(ctx, warm, results)

@@ -84,3 +84,49 @@ def small_db(tmp_path_factory, llvm_target):
     return _db_folder(root, "unit")
 
 
+
+
+def workload_hashes(folder: Path) -> list[str]:
+    import gzip
+    import json
+
+    return [json.loads(ln)[0] for ln in gzip.open(folder / "database_workload.json.gz", "rt")]
+
+
+def write_subset(src: Path, dst: Path, workloads: int, per_workload: int, first=()) -> None:
+    """A copy of a committed network folder reduced to ``workloads`` workloads with at least
+    ``per_workload`` records (those whose hash is in ``first`` first), ``per_workload`` records
+    each, workload lines renumbered."""
+    import gzip
+    import json
+
+    wl_lines = gzip.open(src / "database_workload.json.gz", "rt").read().splitlines()
+    recs: dict[int, list] = {}
+    for line in gzip.open(src / "database_tuning_record.json.gz", "rt"):
+        obj = json.loads(line)
+        recs.setdefault(obj[0], []).append(obj)
+    hashes = [json.loads(ln)[0] for ln in wl_lines]
+    ok = sorted((w for w, rs in recs.items() if len(rs) >= per_workload),
+                key=lambda w: (hashes[w] not in first, w))  # fmt: skip
+    chosen = ok[:workloads]
+    dst.mkdir(parents=True, exist_ok=True)
+    (dst / "database_workload.json").write_text("".join(wl_lines[w] + "\n" for w in chosen))
+    with open(dst / "database_tuning_record.json", "w") as f:
+        for new, w in enumerate(chosen):
+            for obj in recs[w][:per_workload]:
+                f.write(json.dumps([new] + obj[1:]) + "\n")
+    for meta in ("tasks.json", "provenance.jsonl"):
+        (dst / meta).write_text((src / meta).read_text())
+
+
+@pytest.fixture(scope="session")
+def small_dataset(tmp_path_factory):
+    """Two networks from the committed dataset, a few workloads each: resnet50 to train on,
+    resnet18 held out (they share workloads, so the shared/unshared split is exercised too)."""
+    root = tmp_path_factory.mktemp("dataset")
+    data = Path(__file__).resolve().parent.parent / "data" / "llvm-amd-epyc-2c"
+    shared = set(workload_hashes(data / "resnet50")) & set(workload_hashes(data / "resnet18"))
+    two = set(sorted(shared)[:2])
+    write_subset(data / "resnet50", root / "cpu" / "resnet50", 6, 16, first=two)
+    write_subset(data / "resnet18", root / "cpu" / "resnet18", 5, 16, first=two)
+    return root

@@ -26,7 +26,7 @@ def _results(n, seed=0):
 
 def _trained_model(conv_candidates, **kw):
     ctx, cands = conv_candidates
-    model = GNNModel(num_warmup_samples=8, train_config=FAST, seed=1, **kw)
+    model = GNNModel(pretrained=False, num_warmup_samples=8, train_config=FAST, seed=1, **kw)
     model.update(ctx, cands[:24], _results(24))
     assert model.trained
     return model
@@ -34,7 +34,7 @@ def _trained_model(conv_candidates, **kw):
 
 def test_random_scores_until_warmup(conv_candidates):
     ctx, cands = conv_candidates
-    model = GNNModel(num_warmup_samples=1000, train_config=FAST)
+    model = GNNModel(pretrained=False, num_warmup_samples=1000, train_config=FAST)
     model.update(ctx, cands[:8], _results(8))
     assert not model.trained
     s = model.predict(ctx, cands[:8])
@@ -100,7 +100,7 @@ def test_failed_and_invalid_runs_cost_1e10(secs, err, expected):
 
 def test_failed_runs_get_zero_label(conv_candidates):
     ctx, cands = conv_candidates
-    model = GNNModel(num_warmup_samples=1000, train_config=FAST)
+    model = GNNModel(pretrained=False, num_warmup_samples=1000, train_config=FAST)
     results = _results(4)
     results[2] = ms.runner.RunnerResult(run_secs=None, error_msg="build failed")
     model.update(ctx, cands[:4], results)
@@ -112,7 +112,7 @@ def test_failed_runs_get_zero_label(conv_candidates):
 def test_real_tuning_run_with_gnn(tmp_path, llvm_target):
     # A real MetaSchedule run: GNNModel warms up on the first 16 measurements, retrains online
     # and guides the remaining trials.
-    model = GNNModel(num_warmup_samples=16, train_config=FAST, seed=0)
+    model = GNNModel(pretrained=False, num_warmup_samples=16, train_config=FAST, seed=0)
     db, progress = tune_tir(matmul64, llvm_target, str(tmp_path), max_trials=32,
                             num_trials_per_iter=16, cost_model=model, progress=False)  # fmt: skip
     records = db.get_all_tuning_records()

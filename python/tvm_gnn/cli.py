@@ -205,6 +205,95 @@ def cmd_tune(args) -> int:
     return 0
 
 
+# -- train / eval --------------------------------------------------------------------------------
+def cmd_train(args) -> int:
+    """Train the GNN on the dataset's training networks (held-out networks are never read)."""
+    from . import checkpoint
+    from .train import TrainConfig, plot_history, train_on_dataset
+
+    config = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
+                         mse_weight=args.mse_weight, patience=args.patience, seed=args.seed)
+    overrides = {"topk": not args.no_topk, "hidden": args.hidden}
+    run = train_on_dataset(args.data, hardware=args.hardware, held_out=args.held_out,
+                           embedding=args.embedding, gnn_overrides=overrides, config=config,
+                           val_fraction=args.val_fraction, cache_dir=args.cache_dir,
+                           progress=not args.quiet)  # fmt: skip
+    checkpoint.save(args.out, run.model, run.featurizer, run.info)
+    plot = args.plot or str(args.out).rsplit(".", 1)[0] + "-loss.png"
+    plot_history(run.history, plot, title=f"{args.out}: {run.info['train_graphs']} training graphs")
+    i = run.info
+    print(f"trained on {', '.join(i['train_networks'])} ({i['hardware']}): {i['train_graphs']} "
+          f"programs / {i['train_workloads']} workloads; validation {i['val_graphs']} / "
+          f"{i['val_workloads']}")  # fmt: skip
+    best = i["val_pairwise_acc"][i["best_epoch"]] if i["val_pairwise_acc"] else float("nan")
+    print(f"best epoch {i['best_epoch'] + 1} of {len(i['train_loss'])}: validation pairwise "
+          f"accuracy {best:.4f}; training took {i['train_seconds']:.1f} s")  # fmt: skip
+    print(f"wrote {args.out} and {plot}")
+    return 0
+
+
+RESULTS_BEGIN = "<!-- tvm-gnn eval: begin (generated, do not edit) -->"
+RESULTS_END = "<!-- tvm-gnn eval: end -->"
+
+
+def _write_results(path, text: str) -> None:
+    """Put ``text`` between the markers of ``path``, keeping what is around them."""
+    from pathlib import Path
+
+    path = Path(path)
+    block = f"{RESULTS_BEGIN}\n{text}{RESULTS_END}\n"
+    old = path.read_text() if path.exists() else ""
+    if RESULTS_BEGIN in old and RESULTS_END in old:
+        head, rest = old.split(RESULTS_BEGIN, 1)
+        new = head + block + rest.split(RESULTS_END, 1)[1].lstrip("\n")
+    else:
+        new = old + ("\n" if old else "") + block
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(new)
+
+
+def cmd_eval(args) -> int:
+    """Rank the held-out networks' measured programs with the GNN and TVM's cost models."""
+    import json
+    from pathlib import Path
+
+    from . import data
+    from .cost_model import PRETRAINED
+    from .evaluate import EvaluationError, evaluate, markdown, plot
+
+    hardware = args.hardware
+    if hardware is None:
+        names = data.hardware_names(args.data)
+        if len(names) != 1:
+            raise UsageError(f"{args.data} holds hardware {names or 'none'}; pass --hardware")
+        hardware = names[0]
+    checkpoints = {
+        "gnn": args.gnn or str(PRETRAINED),
+        "gnn-learned-emb": args.gnn_learned_emb or f"models/{hardware}/gnn-learned-emb.pt",
+        "gnn-no-topk": args.gnn_no_topk or f"models/{hardware}/gnn-no-topk.pt",
+    }
+    for name in args.models:
+        if name in checkpoints and not Path(checkpoints[name]).exists():
+            raise UsageError(f"no checkpoint {checkpoints[name]} for {name}; train one with "
+                             f"`tvm-gnn train` or leave {name} out of --models")  # fmt: skip
+    try:
+        res = evaluate(args.data, checkpoints, hardware=hardware, held_out=args.held_out,
+                       models=args.models, seed=args.seed, progress=not args.quiet)  # fmt: skip
+    except EvaluationError as err:
+        raise UsageError(str(err)) from None
+    table = markdown(res)
+    print(table)
+    if args.out:
+        _write_results(args.out, table)
+        print(f"wrote the tables into {args.out}")
+    if args.plot:
+        plot(res, args.plot)
+        print(f"wrote {args.plot}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(res, indent=1) + "\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .embeddings import DEFAULT_DIM, VECTORS_PATH
     from .graph import LOWERINGS
@@ -258,6 +347,64 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="search and model seed (default: 0)")
     target_args(p)
     p.set_defaults(func=cmd_tune)
+
+    from .evaluate import MODELS
+    from .networks import HELD_OUT
+
+    p = sub.add_parser("train", help="train the GNN on the dataset's training networks",
+                       description=cmd_train.__doc__)
+    p.add_argument("--data", default="data", help="dataset root, raw or packed (default: data)")
+    p.add_argument("--hardware", default=None,
+                   help="hardware folder to train on (default: the only one)")
+    p.add_argument("--held-out", nargs="+", default=list(HELD_OUT),
+                   help=f"networks never trained on (default: {' '.join(HELD_OUT)})")
+    p.add_argument("--out", default="models/gnn.pt", help="checkpoint (default: models/gnn.pt)")
+    p.add_argument("--plot", default=None,
+                   help="loss-curve PNG (default: the checkpoint's name + -loss.png)")
+    p.add_argument("--embedding", choices=("fasttext", "learned"), default="fasttext",
+                   help="node-type embedding (default: fasttext, frozen)")
+    p.add_argument("--no-topk", action="store_true", help="no TopK pooling (ablation)")
+    p.add_argument("--hidden", type=_positive_int, default=32,
+                   help="message-passing width (default: 32)")
+    p.add_argument("--epochs", type=_positive_int, default=40, help="at most (default: 40)")
+    p.add_argument("--patience", type=_positive_int, default=6,
+                   help="epochs without validation gain before stopping (default: 6)")
+    p.add_argument("--batch-size", type=_positive_int, default=128,
+                   help="graphs per step (default: 128)")
+    p.add_argument("--lr", type=float, default=2e-3, help="Adam learning rate (default: 2e-3)")
+    p.add_argument("--mse-weight", type=float, default=0.5,
+                   help="weight of the regression term beside the pairwise ranking loss "
+                        "(default: 0.5)")
+    p.add_argument("--val-fraction", type=float, default=0.15,
+                   help="share of training workloads held out for early stopping (default: 0.15)")
+    p.add_argument("--cache-dir", default=".cache/graphs",
+                   help="featurized-graph cache (default: .cache/graphs)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="split, initialization and shuffling seed (default: 0)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("eval", help="compare cost models on the held-out networks",
+                       description=cmd_eval.__doc__)
+    p.add_argument("--data", default="data", help="dataset root, raw or packed (default: data)")
+    p.add_argument("--hardware", default=None, help="hardware folder (default: the only one)")
+    p.add_argument("--held-out", nargs="+", default=list(HELD_OUT),
+                   help=f"networks evaluated (default: {' '.join(HELD_OUT)})")
+    p.add_argument("--models", nargs="+", choices=MODELS, default=list(MODELS),
+                   help="models to compare (default: all)")
+    p.add_argument("--gnn", default=None, help="GNN checkpoint (default: the shipped weights)")
+    p.add_argument("--gnn-learned-emb", default=None,
+                   help="learned-embedding GNN (default: models/HARDWARE/gnn-learned-emb.pt)")
+    p.add_argument("--gnn-no-topk", default=None,
+                   help="GNN without TopK pooling (default: models/HARDWARE/gnn-no-topk.pt)")
+    p.add_argument("--out", default=None,
+                   help="markdown file whose generated block gets the tables (e.g. "
+                        "docs/results.md)")
+    p.add_argument("--plot", default=None, help="bar-plot PNG")
+    p.add_argument("--json", default=None, help="all numbers as JSON")
+    p.add_argument("--seed", type=int, default=0, help="baseline training seed (default: 0)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("collect", help="measure real network tasks into JSON databases",
                        description=cmd_collect.__doc__)

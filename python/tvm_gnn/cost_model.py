@@ -41,6 +41,10 @@ FAILED_COST = 1e10
 #: Score of a candidate that could not be featurized: below any model output.
 FAILED_SCORE = -1e10
 
+#: Weights shipped with the package, trained on this project's CPU dataset's training networks
+#: (``tvm-gnn train``; ``docs/results.md``). ``GNNModel()`` starts from them.
+PRETRAINED = Path(__file__).parent / "resources" / "gnn-llvm-amd-epyc-2c.pt"
+
 #: Online retraining: a few epochs, a bounded time, so tuning does not wait for the model.
 ONLINE_TRAIN = TrainConfig(epochs=8, batch_size=128, lr=1e-3, patience=8, max_seconds=20.0)
 
@@ -83,10 +87,13 @@ class GNNModel(PyCostModel):
     Parameters
     ----------
     checkpoint : str or Path, optional
-        Start from these trained weights (see :mod:`tvm_gnn.checkpoint`). Without one the model
-        starts from scratch and scores randomly until ``num_warmup_samples``.
+        Start from these trained weights (see :mod:`tvm_gnn.checkpoint`) instead of the shipped
+        ones.
+    pretrained : bool
+        Without ``checkpoint``: start from the shipped weights (:data:`PRETRAINED`, default), or
+        from scratch (``False``), scoring randomly until ``num_warmup_samples`` measurements.
     embedding : {"fasttext", "learned"}
-        Node-type embedding of a model started from scratch.
+        Node-type embedding of a model started from scratch (``pretrained=False``).
     featurizer : FeaturizerConfig, optional
         How candidates become graphs (for a model started from scratch; a checkpoint brings its
         own).
@@ -105,6 +112,7 @@ class GNNModel(PyCostModel):
         self,
         *,
         checkpoint: str | Path | None = None,
+        pretrained: bool = True,
         embedding: str = "fasttext",
         featurizer: FeaturizerConfig | None = None,
         num_warmup_samples: int = 100,
@@ -122,6 +130,8 @@ class GNNModel(PyCostModel):
         self.data_size = 0
         self.last_train_size = 0
         self.trained = False
+        if checkpoint is None and pretrained:
+            checkpoint = PRETRAINED
         if checkpoint is not None:
             self.load(str(checkpoint))
         else:

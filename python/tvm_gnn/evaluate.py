@@ -18,6 +18,7 @@ hash) with any training network.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -41,7 +42,7 @@ DESCRIPTIONS = {
     "gnn-learned-emb": "GNN, learned node-type embedding instead of FastText",
     "gnn-no-topk": "GNN without TopK pooling",
     "xgb": "TVM XGBModel (per-store features), trained through update()",
-    "mlp": "TVM MLPModel (per-store features, segment-sum MLP), offline train_full()",
+    "mlp": "TVM MLPModel (per-store features, segment-sum MLP), offline train_full() (1)",
     "random": "TVM RandomModel",
 }
 
@@ -145,8 +146,42 @@ def train_mlp(groups: list[Group], seed: int = 0, progress: bool = False):
         feats, costs = mlp_model.extract_features(g.context, g.candidates, _results(g.latencies),
                                                   state.extractor)  # fmt: skip
         state.add_to_group(feats, costs, g.shash)
-    model.trainer.train_full()
+    with mlp_compat():
+        model.trainer.train_full()
     return model
+
+
+@contextlib.contextmanager
+def mlp_compat():
+    """Two fixes that let TVM 0.26's MLPModel run with the pinned torch, for the duration.
+
+    - ``SegmentSumMLPTrainer.train_full`` passes ``verbose=True`` to ``StepLR``, an argument torch
+      removed (TypeError): it is dropped.
+    - ``SegmentSumMLP.forward`` ends in ``.squeeze()``, so a batch of one candidate gives a 0-d
+      tensor and both its loss and ``predict`` crash: the output is kept 1-d.
+
+    Everything else about MLPModel's training and prediction is TVM's own.
+    """
+    import torch
+    from tvm.s_tir.meta_schedule.cost_model import mlp_model
+
+    original_steplr = torch.optim.lr_scheduler.StepLR
+    original_forward = mlp_model.SegmentSumMLP.forward
+
+    class StepLR(original_steplr):
+        def __init__(self, *args, verbose=None, **kwargs):
+            super().__init__(*args, **kwargs)
+
+    def forward(self, segment_sizes, features):
+        return original_forward(self, segment_sizes, features).reshape(-1)
+
+    torch.optim.lr_scheduler.StepLR = StepLR
+    mlp_model.SegmentSumMLP.forward = forward
+    try:
+        yield
+    finally:
+        torch.optim.lr_scheduler.StepLR = original_steplr
+        mlp_model.SegmentSumMLP.forward = original_forward
 
 
 def _bar(items, desc, progress):
@@ -233,7 +268,10 @@ def evaluate(
     test = load_groups(root, hardware, held_out, progress)
     needs_train = any(m in ("xgb", "mlp") for m in models)
     train = load_groups(root, hardware, train_nets, progress) if needs_train else None
+    # A workload with one distinct program offers no choice: every model picks it. Such groups
+    # are left out (and MLPModel.predict crashes on a single candidate).
     trivial = sum(len(g.candidates) < 2 for g in test)
+    test = [g for g in test if len(g.candidates) > 1]
     train_hashes = {s.shash for net in train_nets
                     for s in data_mod.samples(Path(root) / hardware / net)[0]}  # fmt: skip
     shared = sorted({g.shash for g in test} & train_hashes)
@@ -258,11 +296,12 @@ def evaluate(
         else:
             raise EvaluationError(f"unknown model {name!r}; choose from {MODELS}")
         train_seconds = time.perf_counter() - start
-        scores, throughput = score_model(model, test, progress, desc=f"predict {name}")
+        with mlp_compat() if name == "mlp" else contextlib.nullcontext():
+            scores, throughput = score_model(model, test, progress, desc=f"predict {name}")
         res = {"throughput": throughput, "train_seconds": train_seconds, "all": {},
                "unshared": {}}  # fmt: skip
         for net in held_out:
-            idx = [i for i, g in enumerate(test) if g.network == net and len(g.candidates) > 1]
+            idx = [i for i, g in enumerate(test) if g.network == net]
             res["all"][net] = network_metrics([test[i] for i in idx], [scores[i] for i in idx])
             idx = [i for i in idx if test[i].shash not in shared]
             res["unshared"][net] = network_metrics([test[i] for i in idx],

@@ -1,0 +1,80 @@
+"""`tvm-gnn train` and `tvm-gnn eval` end to end on a small slice of the committed dataset."""
+
+import json
+
+import pytest
+import torch
+
+from tvm_gnn import checkpoint
+from tvm_gnn.cli import RESULTS_BEGIN, RESULTS_END, main
+from tvm_gnn.evaluate import MODELS
+
+
+def _train(root, out, *extra):
+    return main(["train", "--data", str(root), "--held-out", "resnet18", "--epochs", "2",
+                 "--out", str(out), "--cache-dir", str(root / "cache"), "-q", *extra])  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def trained(small_dataset, tmp_path_factory):
+    out = tmp_path_factory.mktemp("models")
+    paths = {"gnn": out / "gnn.pt", "gnn-learned-emb": out / "learned.pt",
+             "gnn-no-topk": out / "notopk.pt"}  # fmt: skip
+    assert _train(small_dataset, paths["gnn"], "--seed", "3") == 0
+    assert _train(small_dataset, paths["gnn-learned-emb"], "--embedding", "learned") == 0
+    assert _train(small_dataset, paths["gnn-no-topk"], "--no-topk") == 0
+    return paths
+
+
+def test_train_is_deterministic_and_records_its_split(small_dataset, trained, tmp_path):
+    again = tmp_path / "again.pt"
+    assert _train(small_dataset, again, "--seed", "3") == 0
+    m1, _, info = checkpoint.load(trained["gnn"])
+    m2, _, _ = checkpoint.load(again)
+    for k, v in m1.state_dict().items():
+        assert torch.equal(v, m2.state_dict()[k]), k
+    assert info["train_networks"] == ["resnet50"] and info["held_out"] == ["resnet18"]
+    assert info["train_graphs"] > 0 and info["val_graphs"] > 0
+    assert (tmp_path / "again-loss.png").stat().st_size > 1000
+
+
+def test_eval_writes_every_model_and_reproduces(small_dataset, trained, tmp_path):
+    doc = tmp_path / "results.md"
+    doc.write_text("# Results\n\nprose stays\n")
+    args = ["eval", "--data", str(small_dataset), "--held-out", "resnet18", "--gnn",
+            str(trained["gnn"]), "--gnn-learned-emb", str(trained["gnn-learned-emb"]),
+            "--gnn-no-topk", str(trained["gnn-no-topk"]), "--out", str(doc), "--plot",
+            str(tmp_path / "r.png"), "-q"]  # fmt: skip
+    assert main([*args, "--json", str(tmp_path / "r1.json")]) == 0
+    text = doc.read_text()
+    assert text.startswith("# Results\n\nprose stays\n") and RESULTS_BEGIN in text
+    for name in MODELS:
+        assert f"| {name} |" in text
+    assert (tmp_path / "r.png").stat().st_size > 1000
+    assert main([*args, "--json", str(tmp_path / "r2.json")]) == 0
+    assert doc.read_text().count(RESULTS_END) == 1  # the block is replaced, not appended
+    r1, r2 = (json.loads((tmp_path / f"r{i}.json").read_text()) for i in (1, 2))
+    assert r1["shared"], "resnet18 and resnet50 share workloads; the split must see them"
+    for name in MODELS:
+        for part in ("all", "unshared"):
+            assert r1["models"][name][part] == r2["models"][name][part], (name, part)
+            for m in r1["models"][name][part]["resnet18"].values():
+                assert m == m  # no NaN in any metric
+
+
+def test_eval_refuses_a_checkpoint_that_saw_a_held_out_network(small_dataset, tmp_path, capsys):
+    leaky = tmp_path / "leaky.pt"
+    assert main(["train", "--data", str(small_dataset), "--held-out", "resnet50", "--epochs",
+                 "1", "--out", str(leaky), "--cache-dir", str(small_dataset / "cache"),
+                 "-q"]) == 0  # fmt: skip
+    code = main(["eval", "--data", str(small_dataset), "--held-out", "resnet18", "--models",
+                 "gnn", "--gnn", str(leaky), "-q"])  # fmt: skip
+    assert code == 2
+    assert "trained on held-out network(s) ['resnet18']" in capsys.readouterr().err
+
+
+def test_eval_names_a_missing_checkpoint(small_dataset, tmp_path, capsys):
+    code = main(["eval", "--data", str(small_dataset), "--held-out", "resnet18", "--models",
+                 "gnn-no-topk", "--gnn-no-topk", str(tmp_path / "nope.pt"), "-q"])  # fmt: skip
+    assert code == 2
+    assert "nope.pt" in capsys.readouterr().err
