@@ -366,12 +366,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-topk", action="store_true", help="no TopK pooling (ablation)")
     p.add_argument("--hidden", type=_positive_int, default=32,
                    help="message-passing width (default: 32)")
-    p.add_argument("--epochs", type=_positive_int, default=40, help="at most (default: 40)")
-    p.add_argument("--patience", type=_positive_int, default=6,
-                   help="epochs without validation gain before stopping (default: 6)")
-    p.add_argument("--batch-size", type=_positive_int, default=128,
-                   help="graphs per step (default: 128)")
-    p.add_argument("--lr", type=float, default=2e-3, help="Adam learning rate (default: 2e-3)")
+    p.add_argument("--epochs", type=_positive_int, default=60, help="at most (default: 60)")
+    p.add_argument("--patience", type=_positive_int, default=12,
+                   help="epochs without validation gain before stopping (default: 12)")
+    p.add_argument("--batch-size", type=_positive_int, default=32,
+                   help="graphs per step (default: 32)")
+    p.add_argument("--lr", type=float, default=3e-3, help="Adam learning rate (default: 3e-3)")
     p.add_argument("--mse-weight", type=float, default=0.5,
                    help="weight of the regression term beside the pairwise ranking loss "
                         "(default: 0.5)")

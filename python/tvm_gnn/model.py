@@ -31,6 +31,9 @@ class GNNConfig:
     pool_ratio: float = 0.5  # fraction of nodes each TopKPooling keeps
     head_hidden: int = 64  # width of the MLP head
     dropout: float = 0.1  # dropout in the head, training only
+    # BatchNorm on the numeric node features and LayerNorm after each message passing: the raw
+    # features sit at very different scales (0/1 flags next to log2 trip counts near 20).
+    norm: bool = True
 
     def __post_init__(self):
         if self.embedding not in EMBEDDINGS:
@@ -78,8 +81,12 @@ class GNN(nn.Module):
             with torch.no_grad():
                 self.embed.weight.copy_(type_vectors)
         self.embed.weight.requires_grad_(c.embedding == "learned")
+        self.norm_in = nn.BatchNorm1d(c.num_features) if c.norm else nn.Identity()
         self.inp = nn.Linear(c.embed_dim + c.num_features, c.hidden)
         self.convs = nn.ModuleList(GraphConv(c.hidden, c.hidden) for _ in range(c.num_layers))
+        self.norms = nn.ModuleList(
+            nn.LayerNorm(c.hidden) if c.norm else nn.Identity() for _ in range(c.num_layers)
+        )
         self.pools = nn.ModuleList(
             TopKPooling(c.hidden, ratio=c.pool_ratio) for _ in range(c.num_layers if c.topk else 0)
         )
@@ -92,11 +99,11 @@ class GNN(nn.Module):
 
     def forward(self, x, node_type, edge_index, batch, num_graphs: int):
         # x: [N, F] float, node_type: [N] long, edge_index: [2, E] long, batch: [N] long
-        h = torch.cat([self.embed(node_type), x], dim=-1)  # [N, D + F]
+        h = torch.cat([self.embed(node_type), self.norm_in(x)], dim=-1)  # [N, D + F]
         h = torch.relu(self.inp(h))  # [N, H]
         readout = 0
         for i, conv in enumerate(self.convs):
-            h = torch.relu(conv(h, edge_index))  # [N_i, H]
+            h = torch.relu(self.norms[i](conv(h, edge_index)))  # [N_i, H]
             if self.pools:
                 h, edge_index, _, batch, _, _ = self.pools[i](h, edge_index, batch=batch)
             mean = global_mean_pool(h, batch, size=num_graphs)  # [B, H]

@@ -29,12 +29,12 @@ logger = logging.getLogger(__name__)
 class TrainConfig:
     """Optimization settings."""
 
-    epochs: int = 40  # passes over the training graphs, at most
-    batch_size: int = 128  # graphs per step
-    lr: float = 2e-3  # Adam learning rate
+    epochs: int = 60  # passes over the training graphs, at most
+    batch_size: int = 32  # graphs per step (small: a few thousand graphs need many steps)
+    lr: float = 3e-3  # Adam learning rate
     weight_decay: float = 1e-5  # Adam weight decay
     mse_weight: float = 0.5  # weight of the regression term next to the ranking term
-    patience: int = 6  # epochs without validation improvement before stopping
+    patience: int = 12  # epochs without validation improvement before stopping
     max_seconds: float | None = None  # wall-clock budget (online retraining keeps it small)
     seed: int = 0  # shuffling and initialization seed
 
