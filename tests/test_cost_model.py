@@ -56,6 +56,23 @@ def test_save_load_predict_identical(conv_candidates, tmp_path):
     np.testing.assert_array_equal(before, fresh.predict(ctx, cands[24:]))
 
 
+def test_default_model_starts_from_the_shipped_weights(conv_candidates):
+    from tvm_gnn import checkpoint
+    from tvm_gnn.cost_model import PRETRAINED
+    from tvm_gnn.networks import HELD_OUT
+
+    _, _, info = checkpoint.load(PRETRAINED)
+    assert info["trained"] and not set(info["train_networks"]) & set(HELD_OUT)
+    assert PRETRAINED.stat().st_size < 20 * 2**20
+    ctx, cands = conv_candidates
+    a, b = GNNModel(seed=0), GNNModel(seed=1)  # no warm-up: scores from the first call
+    assert a.trained
+    scores = a.predict(ctx, cands[:16])
+    np.testing.assert_array_equal(scores, b.predict(ctx, cands[:16]))  # not seeded noise
+    assert scores.std() > 0
+    assert not GNNModel(pretrained=False).trained
+
+
 def test_empty_candidate_lists(conv_candidates):
     ctx, _ = conv_candidates
     model = _trained_model(conv_candidates)

@@ -173,9 +173,12 @@ def stats(root, held_out=None) -> dict:
     for hw, net, folder in network_folders(root):
         got, scan = samples(folder)
         per_wl = {}
+        traces = {r.line: json.dumps(r.trace, separators=(",", ":")) for r in scan.records}
+        distinct = set()
         for s in got:
             per_wl[s.shash] = per_wl.get(s.shash, 0) + 1
             by_wl.setdefault(s.shash, set()).add(net)
+            distinct.add((s.shash, traces[s.line]))
         lat = np.array([s.latency for s in got]) if got else np.zeros(0)
         nets[net] = {
             "hardware": hw,
@@ -183,6 +186,7 @@ def stats(root, held_out=None) -> dict:
             if (folder / "tasks.json").exists() else 0,
             "workloads_measured": len(per_wl),
             "valid": len(got),
+            "distinct": len(distinct),
             "failed": sum(r.failed for r in scan.records),
             "invalid_latency": len(scan.invalid_latency),
             "corrupt_lines": len(scan.problems),
@@ -198,18 +202,19 @@ def stats(root, held_out=None) -> dict:
 
 
 def stats_markdown(st: dict) -> str:
-    rows = ["| network | hardware | tasks | workloads measured | valid | failed | invalid | "
-            "workloads < 32 valid | latency range (ms) |", "|---|---|---:|---:|---:|---:|---:|---:|---|"]
-    tot = {"valid": 0, "failed": 0, "invalid_latency": 0}
+    rows = ["| network | hardware | tasks | workloads measured | valid | distinct traces | failed | "
+            "invalid | workloads < 32 valid | latency range (ms) |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]  # fmt: skip
+    tot = {"valid": 0, "distinct": 0, "failed": 0, "invalid_latency": 0}
     for net, n in st["networks"].items():
         rng = f"{n['min_ms']:.4f} - {n['max_ms']:.2f}" if n["min_ms"] is not None else "-"
         rows.append(f"| {net} | {n['hardware']} | {n['tasks']} | {n['workloads_measured']} | "
-                    f"{n['valid']} | {n['failed']} | {n['invalid_latency']} | "
+                    f"{n['valid']} | {n['distinct']} | {n['failed']} | {n['invalid_latency']} | "
                     f"{n['workloads_under_32']} | {rng} |")  # fmt: skip
         for k in tot:
             tot[k] += n[k]
     rows.append(f"| **total** | | | {st['distinct_workloads']} distinct | {tot['valid']} | "
-                f"{tot['failed']} | {tot['invalid_latency']} | | |")  # fmt: skip
+                f"{tot['distinct']} | {tot['failed']} | {tot['invalid_latency']} | | |")  # fmt: skip
     shared = st["shared_with_held_out"]
     rows += ["", f"Workloads shared between held-out and training networks: {len(shared)}"]
     rows += [f"- `{h}`: {', '.join(ns)}" for h, ns in shared.items()]
