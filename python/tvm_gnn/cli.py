@@ -213,7 +213,7 @@ def cmd_train(args) -> int:
 
     config = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
                          mse_weight=args.mse_weight, patience=args.patience, seed=args.seed)
-    overrides = {"topk": not args.no_topk, "hidden": args.hidden}
+    overrides = {"topk": not args.no_topk, "hidden": args.hidden, "norm": not args.no_norm}
     run = train_on_dataset(args.data, hardware=args.hardware, held_out=args.held_out,
                            embedding=args.embedding, gnn_overrides=overrides, config=config,
                            val_fraction=args.val_fraction, cache_dir=args.cache_dir,
@@ -364,6 +364,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--embedding", choices=("fasttext", "learned"), default="fasttext",
                    help="node-type embedding (default: fasttext, frozen)")
     p.add_argument("--no-topk", action="store_true", help="no TopK pooling (ablation)")
+    p.add_argument("--no-norm", action="store_true",
+                   help="no feature / layer normalization (ablation)")
     p.add_argument("--hidden", type=_positive_int, default=32,
                    help="message-passing width (default: 32)")
     p.add_argument("--epochs", type=_positive_int, default=60, help="at most (default: 60)")
