@@ -17,7 +17,10 @@ import tvm
 
 ROOT = Path(__file__).resolve().parent.parent
 PATCHES = sorted((ROOT / "patches").glob("*.patch"))
-UPSTREAM_TEST = "tests/python/s_tir/meta_schedule/test_meta_schedule_gnn_model.py"
+UPSTREAM_TESTS = {  # file -> tests it holds
+    "tests/python/s_tir/meta_schedule/test_meta_schedule_gnn_model.py": 5,
+    "tests/python/s_tir/meta_schedule/test_meta_schedule_mlp_model.py": 2,
+}
 
 
 def _copy_package(src: Path, dst: Path) -> None:
@@ -37,7 +40,7 @@ def _digest(path: Path) -> str:
 
 
 def test_series_applies_and_upstream_tests_pass(tmp_path):
-    assert len(PATCHES) == 3
+    assert len(PATCHES) == 4
     installed = Path(tvm.__file__).parent
     watched = installed / "s_tir/meta_schedule/cost_model/cost_model.py"
     before = _digest(watched)
@@ -46,7 +49,8 @@ def test_series_applies_and_upstream_tests_pass(tmp_path):
         proc = subprocess.run(["git", "apply", "--verbose", str(patch)], cwd=tmp_path,
                               capture_output=True, text=True)  # fmt: skip
         assert proc.returncode == 0, f"{patch.name} does not apply:\n{proc.stderr}"
-    assert (tmp_path / UPSTREAM_TEST).is_file()
+    for test in UPSTREAM_TESTS:
+        assert (tmp_path / test).is_file()
     assert (tmp_path / "python/tvm/s_tir/meta_schedule/cost_model/gnn_model.py").is_file()
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "python")}
     where = subprocess.run([sys.executable, "-c", "import tvm; print(tvm.__file__)"], env=env,
@@ -54,9 +58,9 @@ def test_series_applies_and_upstream_tests_pass(tmp_path):
     assert where.startswith(str(tmp_path)), where
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir",
-         str(tmp_path), str(tmp_path / UPSTREAM_TEST)],
+         str(tmp_path), *(str(tmp_path / t) for t in UPSTREAM_TESTS)],
         env=env, capture_output=True, text=True, cwd=tmp_path, timeout=1200,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
-    assert "5 passed" in proc.stdout, proc.stdout[-2000:]
+    assert f"{sum(UPSTREAM_TESTS.values())} passed" in proc.stdout, proc.stdout[-2000:]
     assert _digest(watched) == before  # the installed TVM is untouched

@@ -46,6 +46,9 @@ def save(path, model: GNN, featurizer: FeaturizerConfig, extra: dict | None = No
             torch.save(payload, f)
             f.flush()
             os.fsync(f.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 is not what a saved model should have
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

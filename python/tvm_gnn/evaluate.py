@@ -160,7 +160,8 @@ def mlp_compat():
     - ``SegmentSumMLP.forward`` ends in ``.squeeze()``, so a batch of one candidate gives a 0-d
       tensor and both its loss and ``predict`` crash: the output is kept 1-d.
 
-    Everything else about MLPModel's training and prediction is TVM's own.
+    Everything else about MLPModel's training and prediction is TVM's own. Patch 0004 of
+    ``patches/`` fixes both upstream.
     """
     import torch
     from tvm.s_tir.meta_schedule.cost_model import mlp_model
