@@ -26,6 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tvm_gnn import report
+
 ROOT = Path(__file__).resolve().parent.parent
 MARK = "featurize-predict"
 
@@ -38,17 +40,6 @@ def timed(fn, reps: int):
         out = fn()
         times.append(time.perf_counter() - t)
     return float(np.median(times)), out
-
-
-def write_section(path: Path, marker: str, body: str) -> None:
-    begin, end = f"<!-- begin {marker} -->", f"<!-- end {marker} -->"
-    text = path.read_text() if path.exists() else "# Benchmarks\n"
-    block = f"{begin}\n{body.rstrip()}\n{end}"
-    if begin in text:
-        text = text[: text.index(begin)] + block + text[text.index(end) + len(end) :]
-    else:
-        text = text.rstrip() + "\n\n" + block + "\n"
-    path.write_text(text)
 
 
 def main() -> None:
@@ -138,7 +129,7 @@ def main() -> None:
     body = "\n".join(lines)
     print(body)
     if not args.no_write:
-        write_section(ROOT / "docs" / "benchmarks.md", MARK, body)
+        report.write_section(ROOT / "docs" / "benchmarks.md", MARK, body)
         out = Path(__file__).parent / "results" / "featurize_predict.json"
         out.parent.mkdir(exist_ok=True)
         out.write_text(json.dumps({"candidates": n, "seconds": rows, "cpu": cpu_model(),

@@ -6,8 +6,11 @@ import pytest
 import torch
 
 from tvm_gnn import checkpoint
-from tvm_gnn.cli import RESULTS_BEGIN, RESULTS_END, main
+from tvm_gnn.cli import RESULTS_SECTION, main
 from tvm_gnn.evaluate import MODELS
+from tvm_gnn.report import markers
+
+RESULTS_BEGIN, RESULTS_END = markers(RESULTS_SECTION)
 
 
 def _train(root, out, *extra):

@@ -232,24 +232,8 @@ def cmd_train(args) -> int:
     return 0
 
 
-RESULTS_BEGIN = "<!-- tvm-gnn eval: begin (generated, do not edit) -->"
-RESULTS_END = "<!-- tvm-gnn eval: end -->"
-
-
-def _write_results(path, text: str) -> None:
-    """Put ``text`` between the markers of ``path``, keeping what is around them."""
-    from pathlib import Path
-
-    path = Path(path)
-    block = f"{RESULTS_BEGIN}\n{text}{RESULTS_END}\n"
-    old = path.read_text() if path.exists() else ""
-    if RESULTS_BEGIN in old and RESULTS_END in old:
-        head, rest = old.split(RESULTS_BEGIN, 1)
-        new = head + block + rest.split(RESULTS_END, 1)[1].lstrip("\n")
-    else:
-        new = old + ("\n" if old else "") + block
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(new)
+#: The section of the results document that ``tvm-gnn eval --out`` rewrites.
+RESULTS_SECTION = "tvm-gnn eval"
 
 
 def cmd_eval(args) -> int:
@@ -284,7 +268,9 @@ def cmd_eval(args) -> int:
     table = markdown(res)
     print(table)
     if args.out:
-        _write_results(args.out, table)
+        from .report import write_section
+
+        write_section(args.out, RESULTS_SECTION, table, title="Results")
         print(f"wrote the tables into {args.out}")
     if args.plot:
         plot(res, args.plot)

@@ -164,23 +164,29 @@ def _commit(db, workload, target, cands, results) -> int:
 
 
 def collect_task(task_name, mod, folder: Path, target, cfg: CollectConfig, builder, runner,
-                 bar=None, task_index: int = 0) -> dict:  # fmt: skip
-    """Measure one task up to ``cfg.trials_per_task`` records; returns counts."""
+                 bar=None, task_index: int = 0, db=None, existing=None) -> dict:  # fmt: skip
+    """Measure one task up to ``cfg.trials_per_task`` records; returns counts.
+
+    ``db`` (the folder's JSONDatabase) and ``existing`` (``_existing(folder)``) may be passed in
+    when many tasks of one folder are collected: loading them costs seconds per call.
+    """
     import tvm_ffi
     from tvm.s_tir import meta_schedule as ms
 
     from .sampling import sample_candidates
     from .tune import ProgressCallback
 
-    db = ms.database.JSONDatabase(work_dir=str(folder))
-    workload = db.commit_workload(mod)
     shash = str(tvm_ffi.structural_hash(mod))
-    counts, keys, _ = _existing(folder)
-    have = counts.get(shash, 0)
     done = {"task": task_name, "shash": shash, "measured": 0, "failed": 0}
     exhausted = _read_exhausted(folder)
     if shash in exhausted:
         return done  # an earlier run found every program of this design space
+    counts, keys, _ = existing or _existing(folder)
+    have = counts.get(shash, 0)
+    if have >= cfg.trials_per_task:
+        return done
+    db = db or ms.database.JSONDatabase(work_dir=str(folder))
+    workload = db.commit_workload(mod)
     # 1. uniform samples: deterministic per (seed, task), so a rerun skips what is recorded
     n_uniform = round(cfg.trials_per_task * cfg.uniform_fraction)
     if have < n_uniform:
@@ -285,7 +291,8 @@ def collect_network(network: str, out_root, target, cfg: CollectConfig, measure:
     log = folder / "provenance.jsonl"
     with open(log, "a") as f:
         f.write(json.dumps(provenance(target, measure, cfg, rpc_key)) + "\n")
-    counts, _, _ = _existing(folder)
+    existing = _existing(folder)  # per task, counted before any of them runs: tasks are distinct
+    counts = existing[0]
     exhausted = _read_exhausted(folder)
     total = sum(max(0, cfg.trials_per_task - counts.get(t["shash"], 0)) for t in manifest
                 if t["shash"] not in exhausted)  # fmt: skip
@@ -293,9 +300,13 @@ def collect_network(network: str, out_root, target, cfg: CollectConfig, measure:
     runner = runner or make_runner(measure)
     summary = {"network": network, "folder": str(folder), "tasks": len(tasks), "measured": 0,
                "failed": 0, "corrupt_lines_skipped": len(problems)}  # fmt: skip
+    from tvm.s_tir import meta_schedule as ms
+
+    db = ms.database.JSONDatabase(work_dir=str(folder))
     with tqdm(total=total, desc=network, unit="rec", disable=not progress) as bar:
         for i, (name, mod, _) in enumerate(tasks):
-            got = collect_task(name, mod, folder, target, cfg, builder, runner, bar, i)
+            got = collect_task(name, mod, folder, target, cfg, builder, runner, bar, i, db,
+                               existing)  # fmt: skip
             summary["measured"] += got["measured"]
             summary["failed"] += got["failed"]
     scan = dbfile.read_records(folder)
