@@ -101,11 +101,18 @@ def summarize(logs: list[dict], budgets: list[int]) -> str:
             share = np.median([cost_model_share(r) for r in runs])
             fails = sum(r["failed_trials"] for r in runs)
             lines.append(f"| {net} | {model} | {len(runs)} | "
-                         + " | ".join(f"{e:.3f}" for e in ests)
+                         + " | ".join(f"{e:.3f}" if math.isfinite(e) else "-" for e in ests)
                          + f" | {measured:.3f} | {fails} | {share:.1%} |")  # fmt: skip
+    lines.append("")
+    lines.append("`-`: not every task had a measured candidate yet, so there is no estimate.")
+    for net in nets:
         if (net, "gnn") in by and (net, "xgb") in by:
             xgb_final = np.median([estimate_at(r["curve"], r["trials"]) for r in by[(net, "xgb")]])
             xgb_trials = by[(net, "xgb")][0]["trials"]
+            if not math.isfinite(xgb_final):
+                reach.append(f"- {net}: XGBModel had not measured every task after "
+                             f"{xgb_trials} trials.")  # fmt: skip
+                continue
             got = [trials_to_reach(r["curve"], xgb_final) for r in by[(net, "gnn")]]
             text = ", ".join("never" if g is None else str(g) for g in got)
             reach.append(f"- {net}: XGBModel's final estimate {xgb_final * 1e3:.3f} ms after "

@@ -73,6 +73,17 @@ def test_default_model_starts_from_the_shipped_weights(conv_candidates):
     assert not GNNModel(pretrained=False).trained
 
 
+def test_pretrained_model_retrains_once_a_batch_is_new(conv_candidates):
+    ctx, cands = conv_candidates
+    model = GNNModel(train_config=FAST)
+    before = model.predict(ctx, cands[:8])
+    model.update(ctx, cands[:16], _results(16))  # 16 new measurements: below MIN_NEW_SAMPLES
+    np.testing.assert_array_equal(before, model.predict(ctx, cands[:8]))
+    assert model.last_train_size == 0
+    model.update(ctx, cands[16:40], _results(24, seed=1))
+    assert model.last_train_size == 40
+
+
 def test_empty_candidate_lists(conv_candidates):
     ctx, _ = conv_candidates
     model = _trained_model(conv_candidates)

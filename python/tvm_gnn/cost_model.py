@@ -45,6 +45,10 @@ FAILED_SCORE = -1e10
 #: (``tvm-gnn train``; ``docs/results.md``). ``GNNModel()`` starts from them.
 PRETRAINED = Path(__file__).parent / "resources" / "gnn-llvm-amd-epyc-2c.pt"
 
+#: A trained model retrains online only after at least this many new measurements: a pretrained
+#: model would otherwise retrain after every search round.
+MIN_NEW_SAMPLES = 32
+
 #: Online retraining: a few epochs, a bounded time, so tuning does not wait for the model.
 ONLINE_TRAIN = TrainConfig(epochs=8, batch_size=128, lr=1e-3, patience=8, max_seconds=20.0)
 
@@ -188,8 +192,10 @@ class GNNModel(PyCostModel):
         self.data_size += len(keep)
         if not self.trained and self.data_size < self.num_warmup_samples:
             return
-        if self.data_size - self.last_train_size < self.last_train_size / 5:
-            return  # as XGBModel: retrain once the data grew by a fifth
+        if self.trained and self.data_size - self.last_train_size < max(
+            self.last_train_size / 5, MIN_NEW_SAMPLES
+        ):
+            return  # as XGBModel: retrain once the data grew by a fifth (and by a batch at least)
         self._retrain()
 
     def _training_graphs(self):
