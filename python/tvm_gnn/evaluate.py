@@ -229,21 +229,33 @@ def training_networks(root, hardware: str, held_out) -> list[str]:
                    if hw == hardware and net not in set(held_out)})  # fmt: skip
 
 
-def check_checkpoint(path, held_out, train_nets) -> None:
-    """Refuse a GNN checkpoint that saw a held-out network, or another split than this one."""
+def _split_of_checkpoints(checkpoints: dict, models) -> list[str] | None:
+    """The training networks the GNN checkpoints were trained on (they must agree), or None.
+
+    The baselines are trained on exactly these, so that every row sees the same records.
+    """
     from . import checkpoint
 
-    _, _, extra = checkpoint.load(path)
-    seen = extra.get("train_networks")
-    if seen is None:
-        raise EvaluationError(f"{path} does not record its training networks; train it with "
-                              "`tvm-gnn train`")  # fmt: skip
-    leaked = sorted(set(seen) & set(held_out))
+    splits = {}
+    for name in models:
+        if name.startswith("gnn") and name in checkpoints:
+            seen = checkpoint.load(checkpoints[name])[2].get("train_networks")
+            if seen is None:
+                raise EvaluationError(f"{checkpoints[name]} does not record its training "
+                                      "networks; train it with `tvm-gnn train`")  # fmt: skip
+            splits[name] = sorted(seen)
+    if len({tuple(v) for v in splits.values()}) > 1:
+        raise EvaluationError(f"the GNN checkpoints were trained on different networks: {splits}")
+    return next(iter(splits.values()), None)
+
+
+def check_checkpoint(path, held_out) -> None:
+    """Refuse a GNN checkpoint that saw a network it is evaluated on."""
+    from . import checkpoint
+
+    leaked = sorted(set(checkpoint.load(path)[2].get("train_networks", [])) & set(held_out))
     if leaked:
         raise EvaluationError(f"{path} was trained on held-out network(s) {leaked}")
-    if sorted(seen) != sorted(train_nets):
-        logger.warning("%s was trained on %s, the baselines on %s: not the same split",
-                       path, sorted(seen), sorted(train_nets))  # fmt: skip
 
 
 def evaluate(
@@ -263,7 +275,13 @@ def evaluate(
     from .cost_model import GNNModel
 
     hardware = hardware or _only_hardware(root)
-    train_nets = training_networks(root, hardware, held_out)
+    train_nets = _split_of_checkpoints(checkpoints, models)
+    if train_nets is None:  # no GNN to compare with: everything that is not held out
+        train_nets = training_networks(root, hardware, set(held_out) | set(HELD_OUT))
+    missing = [n for n in train_nets if not (Path(root) / hardware / n).is_dir()]
+    if missing:
+        raise EvaluationError(f"the GNN was trained on {missing}, which {root}/{hardware} lacks: "
+                              "the baselines could not see the same records")  # fmt: skip
     if not train_nets:
         raise EvaluationError(f"no training networks under {root}/{hardware}")
     test = load_groups(root, hardware, held_out, progress)
@@ -284,7 +302,7 @@ def evaluate(
         if name.startswith("gnn"):
             if name not in checkpoints:
                 raise EvaluationError(f"no checkpoint given for {name}")
-            check_checkpoint(checkpoints[name], held_out, train_nets)
+            check_checkpoint(checkpoints[name], held_out)
             model = GNNModel(checkpoint=checkpoints[name], seed=seed)
         elif name == "xgb":
             model = train_xgb(train, seed, progress)
