@@ -248,6 +248,9 @@ def cmd_eval(args) -> int:
     hardware = args.hardware
     if hardware is None:
         names = data.hardware_names(args.data)
+        if not names:
+            raise UsageError(f"no dataset under {args.data} (expected HARDWARE/NETWORK/"
+                             "database_*.json folders, as `tvm-gnn collect` writes)")
         if len(names) != 1:
             raise UsageError(f"{args.data} holds hardware {names or 'none'}; pass --hardware")
         hardware = names[0]

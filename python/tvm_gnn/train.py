@@ -242,6 +242,9 @@ def train_on_dataset(
     featurizer = featurizer or FeaturizerConfig()
     held_out = set(HELD_OUT if held_out is None else held_out)
     hardwares = data.hardware_names(root)
+    if not hardwares:
+        raise ValueError(f"no dataset under {root} (expected HARDWARE/NETWORK/database_*.json "
+                         "folders, as `tvm-gnn collect` writes)")  # fmt: skip
     if hardware is None:
         if len(hardwares) != 1:
             raise ValueError(f"{root} holds hardware {hardwares}; choose one")
