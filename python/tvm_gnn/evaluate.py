@@ -341,6 +341,10 @@ def _only_hardware(root) -> str:
     return names[0]
 
 
+def _num(x: float) -> str:
+    return "-" if x != x else f"{x:.3f}"  # NaN: no workload with a choice in this network
+
+
 def markdown(res: dict) -> str:
     """The results tables (unshared workloads first: the target), as markdown."""
     nets = res["held_out"]
@@ -355,9 +359,9 @@ def markdown(res: dict) -> str:
         head += " | **avg pairwise** | **avg top-1** | **avg top-5** |"
         lines += [head, "|---" * (1 + 3 * len(nets) + 3) + "|"]
         for name, m in res["models"].items():
-            cells = [f"{m[part][n][k]:.3f}" for n in nets for k in ("pairwise", "top1", "top5")]
+            cells = [_num(m[part][n][k]) for n in nets for k in ("pairwise", "top1", "top5")]
             avg = m[part]["average"]
-            cells += [f"**{avg[k]:.3f}**" for k in ("pairwise", "top1", "top5")]
+            cells += [f"**{_num(avg[k])}**" for k in ("pairwise", "top1", "top5")]
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
         lines.append("")
     lines += ["### Models", "", "| model | what | training (s) | predict (candidates/s) |",
