@@ -208,6 +208,8 @@ def cmd_tune(args) -> int:
 # -- train / eval --------------------------------------------------------------------------------
 def cmd_train(args) -> int:
     """Train the GNN on the dataset's training networks (held-out networks are never read)."""
+    from pathlib import Path
+
     from . import checkpoint
     from .train import TrainConfig, plot_history, train_on_dataset
 
@@ -220,7 +222,8 @@ def cmd_train(args) -> int:
                            progress=not args.quiet)  # fmt: skip
     checkpoint.save(args.out, run.model, run.featurizer, run.info)
     plot = args.plot or str(args.out).rsplit(".", 1)[0] + "-loss.png"
-    plot_history(run.history, plot, title=f"{args.out}: {run.info['train_graphs']} training graphs")
+    plot_history(run.history, plot, title=f"{Path(args.out).name}: {run.info['train_graphs']} "
+                 f"training programs, {', '.join(run.info['train_networks'])}")  # fmt: skip
     i = run.info
     print(f"trained on {', '.join(i['train_networks'])} ({i['hardware']}): {i['train_graphs']} "
           f"programs / {i['train_workloads']} workloads; validation {i['val_graphs']} / "
