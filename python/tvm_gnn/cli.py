@@ -248,15 +248,7 @@ def cmd_eval(args) -> int:
     from .cost_model import PRETRAINED
     from .evaluate import EvaluationError, evaluate, markdown, plot
 
-    hardware = args.hardware
-    if hardware is None:
-        names = data.hardware_names(args.data)
-        if not names:
-            raise UsageError(f"no dataset under {args.data} (expected HARDWARE/NETWORK/"
-                             "database_*.json folders, as `tvm-gnn collect` writes)")
-        if len(names) != 1:
-            raise UsageError(f"{args.data} holds hardware {names or 'none'}; pass --hardware")
-        hardware = names[0]
+    hardware = data.resolve_hardware(args.data, args.hardware)
     checkpoints = {
         "gnn": args.gnn or str(PRETRAINED),
         "gnn-learned-emb": args.gnn_learned_emb or f"models/{hardware}/gnn-learned-emb.pt",

@@ -164,6 +164,31 @@ def hardware_names(root) -> list[str]:
     return sorted({hw for hw, _, _ in network_folders(root)})
 
 
+def resolve_hardware(root, hardware: str | None = None) -> str:
+    """``hardware`` checked against ``root``, or the only hardware folder there.
+
+    Raises ``ValueError`` naming what is there when there is no dataset, several hardware folders
+    and none chosen, or the chosen one is missing.
+    """
+    names = hardware_names(root)
+    if not names:
+        raise ValueError(f"no dataset under {root} (expected HARDWARE/NETWORK/database_*.json "
+                         "folders, as `tvm-gnn collect` writes)")  # fmt: skip
+    if hardware is None:
+        if len(names) != 1:
+            raise ValueError(f"{root} holds hardware {names}; choose one with --hardware")
+        return names[0]
+    if hardware not in names:
+        raise ValueError(f"no hardware folder {hardware!r} under {root} (found {names})")
+    return hardware
+
+
+def training_networks(root, hardware: str, held_out) -> list[str]:
+    """Networks of ``root/hardware`` that are not in ``held_out``, sorted."""
+    return sorted({net for hw, net, _ in network_folders(root)
+                   if hw == hardware and net not in set(held_out)})  # fmt: skip
+
+
 def stats(root, held_out=None) -> dict:
     """Per-network counts, latency range and workloads shared with the held-out networks."""
     from .networks import HELD_OUT

@@ -224,44 +224,34 @@ def network_metrics(groups: list[Group], scores: list[np.ndarray]) -> dict:
     }
 
 
-def training_networks(root, hardware: str, held_out) -> list[str]:
-    return sorted({net for hw, net, _ in data_mod.network_folders(root)
-                   if hw == hardware and net not in set(held_out)})  # fmt: skip
+def _checkpoint_infos(checkpoints: dict, models, held_out) -> dict[str, dict]:
+    """What each GNN checkpoint among ``models`` recorded when it was trained, read once.
 
-
-def _split_of_checkpoints(checkpoints: dict, models) -> list[str] | None:
-    """The training networks the GNN checkpoints were trained on (they must agree), or None.
-
-    The baselines are trained on exactly these, so that every row sees the same records.
+    Refuses a checkpoint that does not record its training networks, one that saw a network it is
+    evaluated on, and checkpoints trained on different networks: the baselines are trained on
+    exactly the GNNs' networks, so that every row sees the same records.
     """
     from . import checkpoint
 
-    splits = {}
+    infos = {}
     for name in models:
-        if name.startswith("gnn") and name in checkpoints:
-            seen = checkpoint.load(checkpoints[name])[2].get("train_networks")
-            if seen is None:
-                raise EvaluationError(f"{checkpoints[name]} does not record its training "
-                                      "networks; train it with `tvm-gnn train`")  # fmt: skip
-            splits[name] = sorted(seen)
+        if not name.startswith("gnn"):
+            continue
+        if name not in checkpoints:
+            raise EvaluationError(f"no checkpoint given for {name}")
+        path = checkpoints[name]
+        info = checkpoint.load(path)[2]
+        if info.get("train_networks") is None:
+            raise EvaluationError(f"{path} does not record its training networks; train it with "
+                                  "`tvm-gnn train`")  # fmt: skip
+        leaked = sorted(set(info["train_networks"]) & set(held_out))
+        if leaked:
+            raise EvaluationError(f"{path} was trained on held-out network(s) {leaked}")
+        infos[name] = info
+    splits = {name: sorted(info["train_networks"]) for name, info in infos.items()}
     if len({tuple(v) for v in splits.values()}) > 1:
         raise EvaluationError(f"the GNN checkpoints were trained on different networks: {splits}")
-    return next(iter(splits.values()), None)
-
-
-def _recorded_train_seconds(path) -> float:
-    from . import checkpoint
-
-    return float(checkpoint.load(path)[2].get("train_seconds", 0.0))
-
-
-def check_checkpoint(path, held_out) -> None:
-    """Refuse a GNN checkpoint that saw a network it is evaluated on."""
-    from . import checkpoint
-
-    leaked = sorted(set(checkpoint.load(path)[2].get("train_networks", [])) & set(held_out))
-    if leaked:
-        raise EvaluationError(f"{path} was trained on held-out network(s) {leaked}")
+    return infos
 
 
 def evaluate(
@@ -280,10 +270,12 @@ def evaluate(
     """
     from .cost_model import GNNModel
 
-    hardware = hardware or _only_hardware(root)
-    train_nets = _split_of_checkpoints(checkpoints, models)
-    if train_nets is None:  # no GNN to compare with: everything that is not held out
-        train_nets = training_networks(root, hardware, set(held_out) | set(HELD_OUT))
+    hardware = data_mod.resolve_hardware(root, hardware)
+    infos = _checkpoint_infos(checkpoints, models, held_out)
+    if infos:
+        train_nets = sorted(next(iter(infos.values()))["train_networks"])
+    else:  # no GNN to compare with: everything that is not held out
+        train_nets = data_mod.training_networks(root, hardware, set(held_out) | set(HELD_OUT))
     missing = [n for n in train_nets if not (Path(root) / hardware / n).is_dir()]
     if missing:
         raise EvaluationError(f"the GNN was trained on {missing}, which {root}/{hardware} lacks: "
@@ -306,11 +298,9 @@ def evaluate(
     for name in models:
         start = time.perf_counter()
         if name.startswith("gnn"):
-            if name not in checkpoints:
-                raise EvaluationError(f"no checkpoint given for {name}")
-            check_checkpoint(checkpoints[name], held_out)
             model = GNNModel(checkpoint=checkpoints[name], seed=seed)
-            start -= _recorded_train_seconds(checkpoints[name])  # trained by `tvm-gnn train`
+            # trained by `tvm-gnn train`, which recorded how long it took
+            start = time.perf_counter() - float(infos[name].get("train_seconds", 0.0))
         elif name == "xgb":
             model = train_xgb(train, seed, progress)
         elif name == "mlp":
@@ -339,13 +329,6 @@ def evaluate(
         out["models"][name] = res
         logger.info("%s: %s", name, res["unshared"]["average"])
     return out
-
-
-def _only_hardware(root) -> str:
-    names = data_mod.hardware_names(root)
-    if len(names) != 1:
-        raise EvaluationError(f"{root} holds hardware {names}; choose one with --hardware")
-    return names[0]
 
 
 def _num(x: float) -> str:

@@ -241,17 +241,8 @@ def train_on_dataset(
     config = config or TrainConfig()
     featurizer = featurizer or FeaturizerConfig()
     held_out = set(HELD_OUT if held_out is None else held_out)
-    hardwares = data.hardware_names(root)
-    if not hardwares:
-        raise ValueError(f"no dataset under {root} (expected HARDWARE/NETWORK/database_*.json "
-                         "folders, as `tvm-gnn collect` writes)")  # fmt: skip
-    if hardware is None:
-        if len(hardwares) != 1:
-            raise ValueError(f"{root} holds hardware {hardwares}; choose one")
-        hardware = hardwares[0]
-    elif hardware not in hardwares:
-        raise ValueError(f"no hardware folder {hardware!r} under {root} (found {hardwares})")
-    nets = sorted({n for hw, n, _ in data.network_folders(root) if hw == hardware} - held_out)
+    hardware = data.resolve_hardware(root, hardware)
+    nets = data.training_networks(root, hardware, held_out)
     if not nets:
         raise ValueError(f"{root}/{hardware} has no training networks (held out: {sorted(held_out)})")
     graphs, samples = data.load_graphs(root, featurizer, cache_dir, progress, hardware, nets)
