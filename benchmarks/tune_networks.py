@@ -3,20 +3,25 @@
 
 For every network, cost model and seed it runs ``tvm_gnn.tune_network.tune_network`` (tune with
 the task scheduler, compile, check the output against PyTorch, time the network) once, at the
-largest budget. Each run writes ``RUNS/<network>/<model>/seed<k>/tune_log.json``; a run whose log
-exists is not repeated, so the benchmark resumes after a kill.
+largest budget, then compiles, checks and times the network as it stood after each smaller
+budget (the first N records of the run's database: ``tune_network.latency_at_budgets``). Each run
+writes ``RUNS/<network>/<model>/seed<k>/{tune_log,budgets}.json``; finished work is not repeated,
+so the benchmark resumes after a kill.
 
-The report (``docs/tuning.md``, a generated section) gives:
+Cost models: ``gnn`` (the shipped weights, trained without the held-out networks), ``xgb``
+(TVM's default, from scratch), ``xgb-pretrained`` (XGBModel first trained on the GNN's training
+records), ``random``.
 
-- the measured end-to-end latency at the final budget (median of ``--repeats`` timed runs of the
-  compiled network, then the median over seeds), and the task scheduler's estimate
-  (sum over tasks of weight x best measured latency) at every budget;
+The report (a generated section of ``docs/tuning.md`` per command) gives:
+
+- the measured end-to-end latency at each budget;
+- the task scheduler's estimate (sum over tasks of weight x best measured latency) at each budget;
 - how many trials the GNN needed to reach XGBModel's final estimate;
 - the share of tuning wall-clock spent in the cost model (MetaSchedule's profiler scopes
   ``EvoSearch/Evolve/PredictNormalizedScore`` and ``MeasureCallback/UpdateCostModel``);
-- plots of the estimate against trials and against wall-clock.
+- the noise of the timings, and plots of the estimate against trials and against wall-clock.
 
-    .venv/bin/python benchmarks/tune_networks.py --networks resnet18 --trials 200 --seeds 0 1
+    .venv/bin/python benchmarks/tune_networks.py --networks resnet18 --trials 480 --seeds 0
 """
 
 from __future__ import annotations
@@ -33,12 +38,14 @@ from tvm_gnn import report
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "tune-networks"
+MODEL_ORDER = ("gnn", "xgb", "xgb-pretrained", "random")
 COST_MODEL_SCOPES = ("EvoSearch/Evolve/PredictNormalizedScore", "MeasureCallback/UpdateCostModel")
 
 
-def run_all(args) -> list[dict]:
+def run_all(args, budgets: list[int]) -> list[dict]:
+    """Every finished run's log, with ``budgets`` (measured latency at each budget) added."""
     from tvm_gnn.sampling import target_from
-    from tvm_gnn.tune_network import tune_network
+    from tvm_gnn.tune_network import latency_at_budgets, tune_network
 
     target = target_from(args.target, args.num_cores)
     logs = []
@@ -50,9 +57,18 @@ def run_all(args) -> list[dict]:
                 if not log.exists() and not args.report_only:
                     print(f"== {net} / {model} / seed {seed}: {args.trials} trials", flush=True)
                     tune_network(net, model, args.trials, target, work, seed=seed,
-                                 repeats=args.repeats)  # fmt: skip
-                if log.exists():
-                    logs.append(json.loads(log.read_text()))
+                                 repeats=args.repeats, trials_per_iter=args.trials_per_iter,
+                                 data=args.data)  # fmt: skip
+                if not log.exists():
+                    continue
+                entry = json.loads(log.read_text())
+                if args.report_only:
+                    at = json.loads((work / "budgets.json").read_text()) \
+                        if (work / "budgets.json").exists() else {}  # fmt: skip
+                else:
+                    at = latency_at_budgets(work, budgets, repeats=args.repeats)
+                entry["budgets"] = {int(b): v for b, v in at.items()}
+                logs.append(entry)
     return logs
 
 
@@ -81,44 +97,82 @@ def cost_model_share(log: dict) -> float:
     return sum(prof.get(k, 0.0) for k in COST_MODEL_SCOPES) / total
 
 
+def _spread(runs: list[float]) -> float:
+    """Relative spread of repeated timings: (max - min) / median."""
+    return (max(runs) - min(runs)) / float(np.median(runs))
+
+
 def summarize(logs: list[dict], budgets: list[int]) -> str:
-    by = {}
+    by: dict[tuple[str, str], list[dict]] = {}
     for log in logs:
         by.setdefault((log["network"], log["cost_model"]), []).append(log)
     nets = sorted({n for n, _ in by})
-    models = sorted({m for _, m in by})
-    lines = ["| network | model | seeds | " + " | ".join(f"estimate @ {b} (ms)" for b in budgets)
-             + " | measured end-to-end (ms) | failed trials | cost-model share |",
-             "|---|---|---:|" + "---:|" * len(budgets) + "---:|---:|---:|"]  # fmt: skip
-    reach = []
+    models = [m for m in MODEL_ORDER if any(k[1] == m for k in by)]
+    models += sorted({m for _, m in by} - set(models))
+    out = ["**Measured end-to-end latency** (ms; the network compiled with the database as it "
+           "stood after that many trials, checked against PyTorch, median of the timed runs; "
+           "median over seeds):", "",
+           "| network | model | seeds | " + " | ".join(f"{b} trials" for b in budgets)
+           + " | vs xgb at the last budget |",
+           "|---|---|---:|" + "---:|" * len(budgets) + "---:|"]  # fmt: skip
+    spreads = []
+    for net in nets:
+        final = {}
+        for model in models:
+            runs = by.get((net, model), [])
+            if runs:
+                final[model] = np.median([r["budgets"].get(budgets[-1], {}).get(
+                    "latency_ms_median", math.nan) for r in runs])  # fmt: skip
+        for model in models:
+            runs = by.get((net, model), [])
+            if not runs:
+                continue
+            cells = []
+            for b in budgets:
+                vals = [r["budgets"][b]["latency_ms_median"] for r in runs if b in r["budgets"]]
+                spreads += [_spread(r["budgets"][b]["latency_ms_runs"]) for r in runs
+                            if b in r["budgets"]]  # fmt: skip
+                cells.append(f"{np.median(vals):.3f}" if vals else "-")
+            ratio = final[model] / final["xgb"] if "xgb" in final else math.nan
+            out.append(f"| {net} | {model} | {len(runs)} | " + " | ".join(cells)
+                       + (f" | {ratio:.3f}x |" if math.isfinite(ratio) else " | - |"))
+    out += ["", "**Tuning** (the task scheduler's estimate is the sum over tasks of weight x best "
+            "measured latency; `-` until every task has a measured candidate):", "",
+            "| network | model | " + " | ".join(f"estimate @ {b} (ms)" for b in budgets)
+            + " | tuning wall-clock (s) | failed trials | cost-model share |",
+            "|---|---|" + "---:|" * len(budgets) + "---:|---:|---:|"]  # fmt: skip
     for net in nets:
         for model in models:
             runs = by.get((net, model), [])
             if not runs:
                 continue
             ests = [np.median([estimate_at(r["curve"], b) for r in runs]) * 1e3 for b in budgets]
-            measured = np.median([r["latency_ms_median"] for r in runs])
+            wall = np.median([r["tuning_seconds"] for r in runs])
             share = np.median([cost_model_share(r) for r in runs])
             fails = sum(r["failed_trials"] for r in runs)
-            lines.append(f"| {net} | {model} | {len(runs)} | "
-                         + " | ".join(f"{e:.3f}" if math.isfinite(e) else "-" for e in ests)
-                         + f" | {measured:.3f} | {fails} | {share:.1%} |")  # fmt: skip
-    lines.append("")
-    lines.append("`-`: not every task had a measured candidate yet, so there is no estimate.")
+            out.append(f"| {net} | {model} | "
+                       + " | ".join(f"{e:.3f}" if math.isfinite(e) else "-" for e in ests)
+                       + f" | {wall:.0f} | {fails} | {share:.1%} |")  # fmt: skip
+    out.append("")
     for net in nets:
-        if (net, "gnn") in by and (net, "xgb") in by:
-            xgb_final = np.median([estimate_at(r["curve"], r["trials"]) for r in by[(net, "xgb")]])
-            xgb_trials = by[(net, "xgb")][0]["trials"]
-            if not math.isfinite(xgb_final):
-                reach.append(f"- {net}: XGBModel had not measured every task after "
-                             f"{xgb_trials} trials.")  # fmt: skip
-                continue
-            got = [trials_to_reach(r["curve"], xgb_final) for r in by[(net, "gnn")]]
-            text = ", ".join("never" if g is None else str(g) for g in got)
-            reach.append(f"- {net}: XGBModel's final estimate {xgb_final * 1e3:.3f} ms after "
-                         f"{xgb_trials} trials; GNNModel reached it after {text} trials "
-                         "(per seed).")  # fmt: skip
-    return "\n".join(lines + ["", *reach])
+        if (net, "gnn") not in by or (net, "xgb") not in by:
+            continue
+        xgb_runs = by[(net, "xgb")]
+        xgb_final = np.median([estimate_at(r["curve"], r["trials"]) for r in xgb_runs])
+        xgb_trials = xgb_runs[0]["trials"]
+        if not math.isfinite(xgb_final):
+            out.append(f"- {net}: XGBModel had not measured every task after {xgb_trials} "
+                       "trials.")  # fmt: skip
+            continue
+        got = [trials_to_reach(r["curve"], xgb_final) for r in by[(net, "gnn")]]
+        text = ", ".join("never" if g is None else f"{g} ({g / xgb_trials:.0%})" for g in got)
+        out.append(f"- {net}: XGBModel's final estimate {xgb_final * 1e3:.3f} ms after "
+                   f"{xgb_trials} trials; GNNModel reached it after {text} trials (per seed).")
+    if spreads:
+        out.append(f"- Noise: the timed runs of one compiled network spread by at most "
+                   f"{max(spreads):.1%} (median {np.median(spreads):.1%}) of their median "
+                   "((max - min) / median over the repeats).")  # fmt: skip
+    return "\n".join(out)
 
 
 def plot(logs: list[dict], path: Path) -> None:
@@ -129,7 +183,8 @@ def plot(logs: list[dict], path: Path) -> None:
 
     nets = sorted({log["network"] for log in logs})
     fig, axes = plt.subplots(len(nets), 2, figsize=(10, 3.2 * len(nets)), squeeze=False)
-    colors = {"gnn": "tab:blue", "xgb": "tab:orange", "random": "tab:gray"}
+    colors = {"gnn": "tab:blue", "xgb": "tab:orange", "xgb-pretrained": "tab:red",
+              "random": "tab:gray"}
     for row, net in zip(axes, nets):
         for log in (lg for lg in logs if lg["network"] == net):
             pts = [p for p in log["curve"] if p["estimated_latency_s"] is not None]
@@ -157,31 +212,42 @@ def main() -> None:
     p.add_argument("--models", nargs="+", default=["gnn", "xgb"])
     p.add_argument("--trials", type=int, default=1000, help="budget of every run (default 1000)")
     p.add_argument("--budgets", nargs="+", type=int, default=None,
-                   help="budgets reported from each run's curve (default: 1/5, 1/2 and all)")
+                   help="trial counts at which each run's network is compiled and timed "
+                        "(default: 1/5, 1/2 and all of --trials)")
+    p.add_argument("--trials-per-iter", type=int, default=16,
+                   help="candidates measured per search round of a task (default 16)")
     p.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
     p.add_argument("--repeats", type=int, default=10, help="timed runs of each compiled network")
     p.add_argument("--runs", default=str(ROOT / "tune_runs" / "bench"))
+    p.add_argument("--data", default=str(ROOT / "data"),
+                   help="dataset that xgb-pretrained trains on (default: data/)")
     p.add_argument("--target", default="llvm")
     p.add_argument("--num-cores", type=int, default=None)
     p.add_argument("--report-only", action="store_true", help="only summarize existing runs")
     p.add_argument("--no-write", action="store_true", help="print, do not touch docs/")
     args = p.parse_args()
-    budgets = args.budgets or sorted({args.trials // 5, args.trials // 2, args.trials})
-    logs = run_all(args)
+    budgets = sorted(set(args.budgets or [args.trials // 5, args.trials // 2, args.trials]))
+    logs = run_all(args, budgets)
     if not logs:
         raise SystemExit("no finished runs to report")
     from tvm_gnn.collect import cpu_model
 
-    body = (f"Command: `.venv/bin/python benchmarks/tune_networks.py --networks "
-            f"{' '.join(args.networks)} --models {' '.join(args.models)} --trials {args.trials} "
-            f"--seeds {' '.join(map(str, args.seeds))}`\n\nMachine: {cpu_model()}, target "
-            f"{logs[0]['target']}, {logs[0]['cpu_count']} cores; TVM {logs[0]['tvm_version']}; "
-            f"{datetime.date.today()}.\n\n" + summarize(logs, budgets)
-            + "\n\n![estimated end-to-end latency](tuning.png)\n")  # fmt: skip
+    name = "-".join(args.networks)
+    command = (f".venv/bin/python benchmarks/tune_networks.py --networks {' '.join(args.networks)} "
+               f"--models {' '.join(args.models)} --trials {args.trials} --trials-per-iter "
+               f"{args.trials_per_iter} --seeds {' '.join(map(str, args.seeds))} --repeats "
+               f"{args.repeats}")  # fmt: skip
+    body = (f"### {', '.join(args.networks)}: {args.trials} trials\n\nCommand: `{command}`\n\n"
+            f"Machine: {cpu_model()}, target `{logs[0]['target']}`, {logs[0]['cpu_count']} cores; "
+            f"TVM {logs[0]['tvm_version']}; {datetime.date.today()}. {args.trials_per_iter} "
+            f"candidates per search round; each compiled network timed {args.repeats} times.\n\n"
+            + summarize(logs, budgets)
+            + f"\n\n![best latency against trials and wall-clock](tuning-{name}.png)\n")  # fmt: skip
     print(body)
     if not args.no_write:
-        report.write_section(ROOT / "docs" / "tuning.md", SECTION, body, title="Tuning")
-        plot(logs, ROOT / "docs" / "tuning.png")
+        report.write_section(ROOT / "docs" / "tuning.md", f"{SECTION}-{name}", body,
+                             title="Tuning")  # fmt: skip
+        plot(logs, ROOT / "docs" / f"tuning-{name}.png")
 
 
 if __name__ == "__main__":

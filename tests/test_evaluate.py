@@ -81,3 +81,19 @@ def test_eval_names_a_missing_checkpoint(small_dataset, tmp_path, capsys):
                  "gnn-no-topk", "--gnn-no-topk", str(tmp_path / "nope.pt"), "-q"])  # fmt: skip
     assert code == 2
     assert "nope.pt" in capsys.readouterr().err
+
+
+def test_pretrained_xgb_learns_exactly_the_checkpoints_training_records(small_dataset, trained):
+    import numpy as np
+
+    from tvm_gnn.evaluate import load_groups, pretrained_xgb, score_model
+    from tvm_gnn.metrics import pairwise_accuracy
+
+    model = pretrained_xgb(small_dataset, checkpoint=trained["gnn"])  # trained on resnet50 only
+    groups = load_groups(small_dataset, "cpu", ["resnet50"])
+    assert sum(len(g.costs) for g in model.data.values()) == sum(len(g.latencies) for g in groups)
+    assert model.adaptive_training and model.booster is not None  # keeps learning while tuning
+    scores, _ = score_model(model, groups)
+    ids = np.concatenate([np.full(len(g.latencies), i) for i, g in enumerate(groups)])
+    lat = np.concatenate([g.latencies for g in groups])
+    assert pairwise_accuracy(np.concatenate(scores), -lat, ids) > 0.6  # it fit what it saw

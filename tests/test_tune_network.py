@@ -10,7 +10,7 @@ def test_tune_tiny_network_end_to_end(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "tvm_gnn.cli", "tune", "--network", "tiny_cnn", "--trials", "12",
          "--trials-per-iter", "2", "--cost-model", "gnn", "--repeats", "3", "--num-cores", "2",
-         "--work-dir", str(work)],
+         "--work-dir", str(work), "--budgets", "4", "12"],
         capture_output=True, text=True, timeout=1200,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -24,6 +24,12 @@ def test_tune_tiny_network_end_to_end(tmp_path):
     assert estimates and all(a >= b for a, b in zip(estimates, estimates[1:]))  # best-so-far
     assert (work / "database_tuning_record.json").stat().st_size > 0
     assert log["profile_seconds"]  # MetaSchedule's profiler scopes, e.g. the cost model's
+    # the network as it stood after 4 and after all 12 trials: compiled, checked, timed
+    budgets = json.loads((work / "budgets.json").read_text())
+    assert sorted(budgets) == ["12", "4"] and budgets["4"]["records"] == 4
+    assert all(0 < b["latency_ms_median"] < 100 and len(b["latency_ms_runs"]) == 3
+               for b in budgets.values())  # fmt: skip
+    assert "after 4 trials:" in proc.stdout and "after 12 trials:" in proc.stdout
 
 
 _MISMATCH = """
@@ -63,4 +69,12 @@ def test_unknown_network_is_a_usage_error():
     proc = subprocess.run([sys.executable, "-m", "tvm_gnn.cli", "tune", "--network", "lenet"],
                           capture_output=True, text=True)  # fmt: skip
     assert proc.returncode == 2 and "unknown network 'lenet'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_budget_beyond_the_trials_is_a_usage_error():
+    proc = subprocess.run([sys.executable, "-m", "tvm_gnn.cli", "tune", "--network", "tiny_cnn",
+                           "--trials", "8", "--budgets", "4", "16"],
+                          capture_output=True, text=True)  # fmt: skip
+    assert proc.returncode == 2 and "--budgets [16] exceed --trials 8" in proc.stderr
     assert "Traceback" not in proc.stderr

@@ -8,6 +8,7 @@ import logging
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 from .errors import CheckpointError
 
@@ -186,29 +187,37 @@ def cmd_tune(args) -> int:
     """Tune a network end to end, check its output against PyTorch, report its latency."""
     from .networks import NETWORKS
     from .sampling import target_from
-    from .tune_network import OutputMismatchError, tune_network
+    from .tune_network import OutputMismatchError, latency_at_budgets, tune_network
 
     if args.network not in NETWORKS:
         raise UsageError(f"unknown network {args.network!r}; choose one of {', '.join(NETWORKS)}")
     target = target_from(args.target, args.num_cores)
+    bad = [b for b in args.budgets or [] if b > args.trials]
+    if bad:
+        raise UsageError(f"--budgets {bad} exceed --trials {args.trials}")
+    if args.cost_model == "xgb-pretrained" and not Path(args.data).is_dir():
+        raise UsageError(f"xgb-pretrained trains on the dataset, and {args.data} is not a folder")
     work_dir = args.work_dir or f"tune_runs/{args.network}-{args.cost_model}-{args.trials}"
     try:
         res = tune_network(args.network, args.cost_model, args.trials, target, work_dir,
-                           seed=args.seed, checkpoint=args.checkpoint,
+                           seed=args.seed, checkpoint=args.checkpoint, data=args.data,
                            trials_per_iter=args.trials_per_iter, repeats=args.repeats)
+        print(f"{res.network} ({res.cost_model}, {res.trials} trials): end-to-end "
+              f"{res.latency_ms_median:.3f} ms (median of {len(res.latency_ms_runs)}), output "
+              f"matches PyTorch; tuning took {res.tuning_seconds:.0f} s; log: {res.log_path}")
+        if args.budgets:
+            at = latency_at_budgets(work_dir, args.budgets, repeats=args.repeats)
+            for b, r in sorted(at.items()):
+                print(f"  after {b} trials: {r['latency_ms_median']:.3f} ms")
     except OutputMismatchError as err:
         print(f"tvm-gnn tune: OUTPUT MISMATCH: {err}", file=sys.stderr)
         return 1
-    print(f"{res.network} ({res.cost_model}, {res.trials} trials): end-to-end "
-          f"{res.latency_ms_median:.3f} ms (median of {len(res.latency_ms_runs)}), output matches "
-          f"PyTorch; tuning took {res.tuning_seconds:.0f} s; log: {res.log_path}")  # fmt: skip
     return 0
 
 
 # -- train / eval --------------------------------------------------------------------------------
 def cmd_train(args) -> int:
     """Train the GNN on the dataset's training networks (held-out networks are never read)."""
-    from pathlib import Path
 
     from . import checkpoint
     from .train import TrainConfig, plot_history, train_on_dataset
@@ -242,7 +251,6 @@ RESULTS_SECTION = "tvm-gnn eval"
 def cmd_eval(args) -> int:
     """Rank the held-out networks' measured programs with the GNN and TVM's cost models."""
     import json
-    from pathlib import Path
 
     from . import data
     from .cost_model import PRETRAINED
@@ -317,12 +325,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="network name (resnet18, mobilenet_v2, inception_v3, ... see "
                         "tvm_gnn.networks; tiny_cnn for a quick run)")
     p.add_argument("--cost-model", choices=COST_MODELS, default="gnn",
-                   help="cost model guiding the search (default: gnn)")
+                   help="cost model guiding the search: gnn (shipped weights), xgb (TVM's "
+                        "default, from scratch), xgb-pretrained (XGBModel first trained on the "
+                        "GNN's training records), random (default: gnn)")
     p.add_argument("--trials", type=_positive_int, default=200,
                    help="measured trials over all tasks (default: 200)")
     p.add_argument("--trials-per-iter", type=_positive_int, default=32,
                    help="candidates measured per search iteration (default: 32)")
     p.add_argument("--checkpoint", default=None, help="GNN weights to start from")
+    p.add_argument("--data", default="data",
+                   help="dataset that --cost-model xgb-pretrained trains on (default: data)")
+    p.add_argument("--budgets", nargs="+", type=_positive_int, default=None,
+                   help="also compile, check and time the network as it stood after each of these "
+                        "many trials (written to WORK_DIR/budgets.json)")
     p.add_argument("--repeats", type=_positive_int, default=10,
                    help="timed runs of the compiled network; the median is reported (default: 10)")
     p.add_argument("--work-dir", default=None,

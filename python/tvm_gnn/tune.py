@@ -14,13 +14,23 @@ from .builder import make_builder
 
 logger = logging.getLogger(__name__)
 
-COST_MODELS = ("gnn", "xgb", "random")
+COST_MODELS = ("gnn", "xgb", "xgb-pretrained", "random")
 
 
-def make_cost_model(kind, *, seed: int = 0, checkpoint=None, num_tuning_cores: int | None = None):
-    """A cost model by name (``gnn``, ``xgb``, ``random``), or ``kind`` itself if it is one."""
+def make_cost_model(kind, *, seed: int = 0, checkpoint=None, num_tuning_cores: int | None = None,
+                    data="data"):  # fmt: skip
+    """A cost model by name, or ``kind`` itself if it is one.
+
+    ``gnn``: GNNModel (shipped weights unless ``checkpoint``); ``xgb``: TVM's XGBModel from
+    scratch (TVM's default); ``xgb-pretrained``: XGBModel first trained on the records under
+    ``data`` that the GNN checkpoint was trained on; ``random``: TVM's RandomModel.
+    """
     if not isinstance(kind, str):
         return kind
+    if kind == "xgb-pretrained":
+        from .evaluate import pretrained_xgb
+
+        return pretrained_xgb(data, checkpoint=checkpoint, seed=seed)
     if kind == "gnn":
         from .cost_model import GNNModel
 

@@ -82,11 +82,12 @@ class TuneResult:
 def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *, seed: int = 0,
                  checkpoint=None, trials_per_iter: int = 32, repeats: int = 10,
                  rtol: float = 1e-3, atol: float = 1e-4, progress: bool = True,
-                 strategy: str = "evolutionary") -> TuneResult:  # fmt: skip
+                 strategy: str = "evolutionary", data="data") -> TuneResult:  # fmt: skip
     """Tune, compile, check and time one network; write ``work_dir/tune_log.json``.
 
     ``strategy`` is MetaSchedule's search strategy: ``evolutionary`` (what tuning uses) or
-    ``replay-trace`` (random sampling, no search: quick checks).
+    ``replay-trace`` (random sampling, no search: quick checks). ``data`` is the dataset that
+    ``xgb-pretrained`` trains on.
 
     Raises
     ------
@@ -95,7 +96,6 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
     """
     import torch
     import tvm
-    from tvm import relax
     from tvm.s_tir import meta_schedule as ms
 
     from .builder import make_builder
@@ -112,7 +112,7 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
     weights = {i: float(t.weight) for i, t in enumerate(tasks)}
     logger.info("%s: %d tasks", network, len(tasks))
     curve = CurveCallback(weights, trials, progress)
-    cm = make_cost_model(cost_model, seed=seed, checkpoint=checkpoint)
+    cm = make_cost_model(cost_model, seed=seed, checkpoint=checkpoint, data=data)
     start = time.perf_counter()
     with ms.Profiler() as profiler:
         database = ms.relax_integration.tune_relax(
@@ -123,21 +123,8 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
         )  # fmt: skip
     tuning_seconds = time.perf_counter() - start
     curve.bar.close()
-    executable = ms.relax_integration.compile_relax(database, mod, target, params=None)
-    dev = tvm.cpu() if target.kind.name == "llvm" else tvm.device(target.kind.name)
-    vm = relax.VirtualMachine(executable, dev)
-    inp = tvm.runtime.tensor(example.numpy(), dev)
-    out = vm["main"](inp)
-    got = (out[0] if isinstance(out, (list, tuple)) or hasattr(out, "__getitem__")
-           and not hasattr(out, "numpy") else out).numpy()  # fmt: skip
-    if got.shape != expected.shape or not np.allclose(got, expected, rtol=rtol, atol=atol):
-        diff = float(np.max(np.abs(got - expected))) if got.shape == expected.shape else math.nan
-        raise OutputMismatchError(
-            f"{network}: tuned output differs from PyTorch's (shape {got.shape} vs "
-            f"{expected.shape}, max abs diff {diff:.3g}, rtol={rtol}, atol={atol})"
-        )
-    timer = vm.time_evaluator("main", dev, number=1, repeat=repeats, min_repeat_ms=50)
-    runs = [float(s) * 1e3 for s in timer(inp).results]
+    runs = compile_check_time(database, mod, target, example, expected, repeats=repeats,
+                              rtol=rtol, atol=atol, what=network)  # fmt: skip
     result = TuneResult(network, cost_model, trials, float(np.median(runs)), runs, tuning_seconds,
                         str(work_dir / "tune_log.json"))  # fmt: skip
     profile = {k: float(v) for k, v in profiler.get().items()}
@@ -148,3 +135,88 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
     tmp.write_text(json.dumps(log, indent=1))
     os.replace(tmp, work_dir / "tune_log.json")
     return result
+
+
+def compile_check_time(database, mod, target, example, expected, *, repeats: int = 10,
+                       rtol: float = 1e-3, atol: float = 1e-4, what: str = "network") -> list[float]:
+    """Compile ``mod`` with ``database``, check it against ``expected``, time it (ms per run).
+
+    Raises
+    ------
+    OutputMismatchError
+        If the compiled network's output is not allclose to ``expected``.
+    """
+    import tvm
+    from tvm import relax
+    from tvm.s_tir import meta_schedule as ms
+
+    executable = ms.relax_integration.compile_relax(database, mod, target, params=None)
+    dev = tvm.cpu() if target.kind.name == "llvm" else tvm.device(target.kind.name)
+    vm = relax.VirtualMachine(executable, dev)
+    inp = tvm.runtime.tensor(example.numpy(), dev)
+    out = vm["main"](inp)
+    got = (out[0] if isinstance(out, (list, tuple)) or hasattr(out, "__getitem__")
+           and not hasattr(out, "numpy") else out).numpy()  # fmt: skip
+    if got.shape != expected.shape or not np.allclose(got, expected, rtol=rtol, atol=atol):
+        diff = float(np.max(np.abs(got - expected))) if got.shape == expected.shape else math.nan
+        raise OutputMismatchError(
+            f"{what}: tuned output differs from PyTorch's (shape {got.shape} vs "
+            f"{expected.shape}, max abs diff {diff:.3g}, rtol={rtol}, atol={atol})"
+        )
+    timer = vm.time_evaluator("main", dev, number=1, repeat=repeats, min_repeat_ms=50)
+    return [float(s) * 1e3 for s in timer(inp).results]
+
+
+def latency_at_budgets(work_dir, budgets, *, repeats: int = 10, progress: bool = True) -> dict:
+    """Measured end-to-end latency of a finished run as if it had stopped after each budget.
+
+    MetaSchedule's JSON database appends one line per measured trial, failures included, in the
+    order they were measured; the first ``b`` lines are the database a ``b``-trial run would have
+    left. Each budget's network is compiled with those, checked against PyTorch and timed.
+    Results are stored in ``work_dir/budgets.json`` and budgets already there are not redone.
+
+    Returns
+    -------
+    dict
+        ``{budget: {"latency_ms_median": ..., "latency_ms_runs": [...], "records": n}}``.
+    """
+    import tempfile
+
+    import torch
+    import tvm
+    from tqdm import tqdm
+    from tvm.s_tir import meta_schedule as ms
+
+    from . import networks
+
+    work_dir = Path(work_dir)
+    log = json.loads((work_dir / "tune_log.json").read_text())
+    out_path = work_dir / "budgets.json"
+    done = {int(k): v for k, v in json.loads(out_path.read_text()).items()} \
+        if out_path.exists() else {}  # fmt: skip
+    todo = [b for b in sorted(set(budgets)) if b not in done and b <= log["trials"]]
+    if not todo:
+        return done
+    target = tvm.target.Target(log["target"])
+    model, example = networks.get_torch(log["network"], seed=log["seed"])
+    with torch.no_grad():
+        expected = model(example).numpy()
+    mod = networks.to_relax(model, example)
+    records = (work_dir / "database_tuning_record.json").read_text().splitlines()
+    records = [ln for ln in records if ln.strip()]
+
+    for b in tqdm(todo, desc=f"{log['network']}/{log['cost_model']} budgets", disable=not progress):
+        with tempfile.TemporaryDirectory() as tmp:
+            wl = Path(tmp) / "database_workload.json"
+            wl.write_text((work_dir / "database_workload.json").read_text())
+            tr = Path(tmp) / "database_tuning_record.json"
+            tr.write_text("".join(ln + "\n" for ln in records[:b]))
+            db = ms.database.JSONDatabase(path_workload=str(wl), path_tuning_record=str(tr))
+            runs = compile_check_time(db, mod, target, example, expected, repeats=repeats,
+                                      what=f"{log['network']} after {b} trials")  # fmt: skip
+        done[b] = {"latency_ms_median": float(np.median(runs)), "latency_ms_runs": runs,
+                   "records": min(b, len(records))}  # fmt: skip
+        tmp_out = out_path.with_suffix(".json.tmp")
+        tmp_out.write_text(json.dumps({str(k): v for k, v in sorted(done.items())}, indent=1))
+        os.replace(tmp_out, out_path)
+    return done
