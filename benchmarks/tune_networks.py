@@ -45,7 +45,7 @@ COST_MODEL_SCOPES = ("EvoSearch/Evolve/PredictNormalizedScore", "MeasureCallback
 def run_all(args, budgets: list[int]) -> list[dict]:
     """Every finished run's log, with ``budgets`` (measured latency at each budget) added."""
     from tvm_gnn.sampling import target_from
-    from tvm_gnn.tune_network import latency_at_budgets, tune_network
+    from tvm_gnn.tune_network import latency_at_budgets, read_budgets, tune_network
 
     target = target_from(args.target, args.num_cores)
     logs = []
@@ -63,8 +63,7 @@ def run_all(args, budgets: list[int]) -> list[dict]:
                     continue
                 entry = json.loads(log.read_text())
                 if args.report_only:
-                    at = json.loads((work / "budgets.json").read_text()) \
-                        if (work / "budgets.json").exists() else {}  # fmt: skip
+                    at = read_budgets(work)
                 else:
                     at = latency_at_budgets(work, budgets, repeats=args.repeats)
                 entry["budgets"] = {int(b): v for b, v in at.items()}

@@ -17,6 +17,7 @@ def test_tune_tiny_network_end_to_end(tmp_path):
     assert "output matches PyTorch" in proc.stdout
     log = json.loads((work / "tune_log.json").read_text())
     assert log["network"] == "tiny_cnn" and log["cost_model"] == "gnn" and log["tasks"] == 6
+    assert log["untuned_functions"] == []  # the compiled network runs the tuned schedules
     assert len(log["latency_ms_runs"]) == 3 and 0 < log["latency_ms_median"] < 100
     trials = [p["trials"] for p in log["curve"]]
     assert trials == sorted(trials) and trials[-1] == 12
@@ -26,7 +27,11 @@ def test_tune_tiny_network_end_to_end(tmp_path):
     assert log["profile_seconds"]  # MetaSchedule's profiler scopes, e.g. the cost model's
     # the network as it stood after 4 and after all 12 trials: compiled, checked, timed
     budgets = json.loads((work / "budgets.json").read_text())
+    assert budgets["compile_version"] == 2
+    budgets = budgets["budgets"]
     assert sorted(budgets) == ["12", "4"] and budgets["4"]["records"] == 4
+    # 4 trials reach at most 2 of the 6 tasks: the rest of the network runs unscheduled
+    assert budgets["4"]["untuned_functions"] >= 4 and budgets["12"]["untuned_functions"] == 0
     assert all(0 < b["latency_ms_median"] < 100 and len(b["latency_ms_runs"]) == 3
                for b in budgets.values())  # fmt: skip
     assert "after 4 trials:" in proc.stdout and "after 12 trials:" in proc.stdout

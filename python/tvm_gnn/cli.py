@@ -208,7 +208,9 @@ def cmd_tune(args) -> int:
         if args.budgets:
             at = latency_at_budgets(work_dir, args.budgets, repeats=args.repeats)
             for b, r in sorted(at.items()):
-                print(f"  after {b} trials: {r['latency_ms_median']:.3f} ms")
+                note = f" ({r['untuned_functions']} functions not tuned yet)" \
+                    if r["untuned_functions"] else ""  # fmt: skip
+                print(f"  after {b} trials: {r['latency_ms_median']:.3f} ms{note}")
     except OutputMismatchError as err:
         print(f"tvm-gnn tune: OUTPUT MISMATCH: {err}", file=sys.stderr)
         return 1
