@@ -42,8 +42,32 @@ MODEL_ORDER = ("gnn", "xgb", "xgb-pretrained", "random")
 COST_MODEL_SCOPES = ("EvoSearch/Evolve/PredictNormalizedScore", "MeasureCallback/UpdateCostModel")
 
 
+ARCHIVED = ("tune_log.json", "budgets.json", "database_workload.json", "database_tuning_record.json")
+
+
+def archive(work: Path, dest: Path) -> None:
+    """Copy a finished run's logs (and its databases, gzipped) into the committed archive."""
+    import gzip
+    import shutil
+
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in ARCHIVED:
+        src = work / name
+        if not src.exists():
+            continue
+        if name.startswith("database_"):
+            with open(src, "rb") as fin, gzip.GzipFile(dest / f"{name}.gz", "wb", mtime=0) as fout:
+                shutil.copyfileobj(fin, fout)
+        else:
+            shutil.copyfile(src, dest / name)
+
+
 def run_all(args, budgets: list[int]) -> list[dict]:
-    """Every finished run's log, with ``budgets`` (measured latency at each budget) added."""
+    """Every finished run's log, with ``budgets`` (measured latency at each budget) added.
+
+    ``--report-only`` reads runs from ``--runs``, or from the committed archive where ``--runs``
+    does not have them (a clean clone).
+    """
     from tvm_gnn.sampling import target_from
     from tvm_gnn.tune_network import latency_at_budgets, read_budgets, tune_network
 
@@ -53,6 +77,9 @@ def run_all(args, budgets: list[int]) -> list[dict]:
         for model in args.models:
             for seed in args.seeds:
                 work = Path(args.runs) / net / model / f"seed{seed}"
+                kept = Path(args.archive) / net / model / f"seed{seed}"
+                if args.report_only and not (work / "tune_log.json").exists():
+                    work = kept
                 log = work / "tune_log.json"
                 if not log.exists() and not args.report_only:
                     print(f"== {net} / {model} / seed {seed}: {args.trials} trials", flush=True)
@@ -68,6 +95,8 @@ def run_all(args, budgets: list[int]) -> list[dict]:
                     at = latency_at_budgets(work, budgets, repeats=args.repeats)
                 entry["budgets"] = {int(b): v for b, v in at.items()}
                 logs.append(entry)
+                if not args.no_write and work != kept:
+                    archive(work, kept)
     return logs
 
 
@@ -222,9 +251,18 @@ def main() -> None:
                    help="dataset that xgb-pretrained trains on (default: data/)")
     p.add_argument("--target", default="llvm")
     p.add_argument("--num-cores", type=int, default=None)
+    p.add_argument("--archive", default=None,
+                   help="where finished runs are kept for the report (logs, gzipped databases; "
+                        "default: benchmarks/tuning-runs/HARDWARE)")
     p.add_argument("--report-only", action="store_true", help="only summarize existing runs")
     p.add_argument("--no-write", action="store_true", help="print, do not touch docs/")
     args = p.parse_args()
+    if args.archive is None:
+        from tvm_gnn.collect import hardware_name
+        from tvm_gnn.sampling import target_from
+
+        hw = hardware_name(target_from(args.target, args.num_cores))
+        args.archive = str(ROOT / "benchmarks" / "tuning-runs" / hw)
     budgets = sorted(set(args.budgets or [args.trials // 5, args.trials // 2, args.trials]))
     logs = run_all(args, budgets)
     if not logs:
