@@ -185,6 +185,7 @@ def cmd_dataset_stats(args) -> int:
 
 def cmd_tune(args) -> int:
     """Tune a network end to end, check its output against PyTorch, report its latency."""
+    from .evaluate import EvaluationError
     from .networks import NETWORKS
     from .sampling import target_from
     from .tune_network import OutputMismatchError, latency_at_budgets, tune_network
@@ -214,6 +215,8 @@ def cmd_tune(args) -> int:
     except OutputMismatchError as err:
         print(f"tvm-gnn tune: OUTPUT MISMATCH: {err}", file=sys.stderr)
         return 1
+    except EvaluationError as err:  # xgb-pretrained: the dataset lacks the GNN's records
+        raise UsageError(str(err)) from None
     return 0
 
 

@@ -98,25 +98,20 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
     OutputMismatchError
         If the compiled network's output is not allclose to PyTorch's.
     """
-    import torch
     import tvm
     from tvm.s_tir import meta_schedule as ms
 
     from .builder import make_builder
-    from . import networks
     from .tune import make_cost_model
 
     work_dir = Path(work_dir)
     work_dir.mkdir(parents=True, exist_ok=True)
-    model, example = networks.get_torch(network, seed=seed)
-    with torch.no_grad():
-        expected = model(example).numpy()
-    mod = networks.to_relax(model, example)
+    mod, example, expected = reference_network(network, seed)
     tasks = ms.relax_integration.extract_tasks(mod, target)
     weights = {i: float(t.weight) for i, t in enumerate(tasks)}
     logger.info("%s: %d tasks", network, len(tasks))
+    cm = make_cost_model(cost_model, seed=seed, checkpoint=checkpoint, data=data)  # fails first
     curve = CurveCallback(weights, trials, progress)
-    cm = make_cost_model(cost_model, seed=seed, checkpoint=checkpoint, data=data)
     start = time.perf_counter()
     with ms.Profiler() as profiler:
         database = ms.relax_integration.tune_relax(
@@ -140,6 +135,18 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
     tmp.write_text(json.dumps(log, indent=1))
     os.replace(tmp, work_dir / "tune_log.json")
     return result
+
+
+def reference_network(network: str, seed: int):
+    """The network as Relax (fused, what tasks come from), an input, and PyTorch's output for it."""
+    import torch
+
+    from . import networks
+
+    model, example = networks.get_torch(network, seed=seed)
+    with torch.no_grad():
+        expected = model(example).numpy()
+    return networks.to_relax(model, example), example, expected
 
 
 def compile_with_database(database, mod, target):
@@ -241,12 +248,9 @@ def latency_at_budgets(work_dir, budgets, *, repeats: int = 10, progress: bool =
     """
     import tempfile
 
-    import torch
     import tvm
     from tqdm import tqdm
     from tvm.s_tir import meta_schedule as ms
-
-    from . import networks
 
     work_dir = Path(work_dir)
     log = json.loads((work_dir / "tune_log.json").read_text())
@@ -256,17 +260,15 @@ def latency_at_budgets(work_dir, budgets, *, repeats: int = 10, progress: bool =
     if not todo:
         return done
     target = tvm.target.Target(log["target"])
-    model, example = networks.get_torch(log["network"], seed=log["seed"])
-    with torch.no_grad():
-        expected = model(example).numpy()
-    mod = networks.to_relax(model, example)
+    mod, example, expected = reference_network(log["network"], log["seed"])
+    workloads = (work_dir / "database_workload.json").read_text()
     records = (work_dir / "database_tuning_record.json").read_text().splitlines()
     records = [ln for ln in records if ln.strip()]
 
     for b in tqdm(todo, desc=f"{log['network']}/{log['cost_model']} budgets", disable=not progress):
         with tempfile.TemporaryDirectory() as tmp:
             wl = Path(tmp) / "database_workload.json"
-            wl.write_text((work_dir / "database_workload.json").read_text())
+            wl.write_text(workloads)
             tr = Path(tmp) / "database_tuning_record.json"
             tr.write_text("".join(ln + "\n" for ln in records[:b]))
             db = ms.database.JSONDatabase(path_workload=str(wl), path_tuning_record=str(tr))
