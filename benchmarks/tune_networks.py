@@ -6,7 +6,8 @@ the task scheduler, compile, check the output against PyTorch, time the network)
 largest budget, then compiles, checks and times the network as it stood after each smaller
 budget (the first N records of the run's database: ``tune_network.latency_at_budgets``). Each run
 writes ``RUNS/<network>/<model>/seed<k>/{tune_log,budgets}.json``; finished work is not repeated,
-so the benchmark resumes after a kill.
+so the benchmark resumes after a kill (a run killed halfway starts over), and on a new machine of
+the same hardware finished runs are restored from the committed archive.
 
 Cost models: ``gnn`` (the shipped weights, trained without the held-out networks), ``xgb``
 (TVM's default, from scratch), ``xgb-pretrained`` (XGBModel first trained on the GNN's training
@@ -62,6 +63,26 @@ def archive(work: Path, dest: Path) -> None:
             shutil.copyfile(src, dest / name)
 
 
+def restore(kept: Path, work: Path) -> bool:
+    """Unpack an archived run into ``work`` (a new machine of the same hardware resumes from the
+    archive instead of tuning again). Returns whether there was a finished run to restore."""
+    import gzip
+    import shutil
+
+    if not (kept / "tune_log.json").exists():
+        return False
+    work.mkdir(parents=True, exist_ok=True)
+    for name in ARCHIVED[1:]:
+        if (kept / name).exists():
+            shutil.copyfile(kept / name, work / name)
+        elif (kept / f"{name}.gz").exists():
+            with gzip.open(kept / f"{name}.gz", "rb") as fin, open(work / name, "wb") as fout:
+                shutil.copyfileobj(fin, fout)
+    # the log last: it is what marks the run finished
+    shutil.copyfile(kept / "tune_log.json", work / "tune_log.json")
+    return True
+
+
 def run_all(args, budgets: list[int]) -> list[dict]:
     """Every finished run's log, with ``budgets`` (measured latency at each budget) added.
 
@@ -81,6 +102,9 @@ def run_all(args, budgets: list[int]) -> list[dict]:
                 if args.report_only and not (work / "tune_log.json").exists():
                     work = kept
                 log = work / "tune_log.json"
+                if not log.exists() and not args.report_only and restore(kept, work):
+                    print(f"== {net} / {model} / seed {seed}: finished run restored from {kept}",
+                          flush=True)  # fmt: skip
                 if not log.exists() and not args.report_only:
                     print(f"== {net} / {model} / seed {seed}: {args.trials} trials", flush=True)
                     tune_network(net, model, args.trials, target, work, seed=seed,

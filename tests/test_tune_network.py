@@ -7,6 +7,13 @@ import sys
 
 def test_tune_tiny_network_end_to_end(tmp_path):
     work = tmp_path / "run"
+    # an earlier run killed in this folder: MetaSchedule would append to its database, and its
+    # budgets.json would pass for this run's
+    work.mkdir()
+    stale = {"database_tuning_record.json": "stale record\n",
+             "budgets.json": json.dumps({"compile_version": 2, "budgets": {"4": {}}})}
+    for name, text in stale.items():
+        (work / name).write_text(text)
     proc = subprocess.run(
         [sys.executable, "-m", "tvm_gnn.cli", "tune", "--network", "tiny_cnn", "--trials", "12",
          "--trials-per-iter", "2", "--cost-model", "gnn", "--repeats", "3", "--num-cores", "2",
@@ -35,6 +42,11 @@ def test_tune_tiny_network_end_to_end(tmp_path):
     assert all(0 < b["latency_ms_median"] < 100 and len(b["latency_ms_runs"]) == 3
                for b in budgets.values())  # fmt: skip
     assert "after 4 trials:" in proc.stdout and "after 12 trials:" in proc.stdout
+    # the killed run's files were set aside, untouched, and not mixed into this run
+    (aside,) = work.glob("previous-*")
+    assert {p.name: p.read_text() for p in aside.iterdir()} == stale
+    records = (work / "database_tuning_record.json").read_text().splitlines()
+    assert len(records) == 12 and "stale record" not in records
 
 
 _MISMATCH = """

@@ -346,8 +346,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repeats", type=_positive_int, default=10,
                    help="timed runs of the compiled network; the median is reported (default: 10)")
     p.add_argument("--work-dir", default=None,
-                   help="where the database and tune_log.json go "
-                        "(default: tune_runs/NETWORK-MODEL-TRIALS)")
+                   help="where the database and tune_log.json go (default: "
+                        "tune_runs/NETWORK-MODEL-TRIALS); an earlier run's files there are "
+                        "moved to WORK_DIR/previous-TIME/, never mixed into this run")
     p.add_argument("--seed", type=int, default=0, help="search and model seed (default: 0)")
     target_args(p)
     p.set_defaults(func=cmd_tune)

@@ -72,6 +72,32 @@ class CurveCallback(PyMeasureCallback):
             self.bar.set_postfix(estimate=f"{est * 1e3:.3f} ms", errors=self.errors)
 
 
+# What a run leaves in its work directory. MetaSchedule's JSON database appends to existing files,
+# so a new run into the same directory would start from (and mix in) the last run's records.
+RUN_FILES = ("database_workload.json", "database_tuning_record.json", "tune_log.json",
+             "budgets.json", "logs")
+
+
+def set_aside_previous_run(work_dir: Path) -> Path | None:
+    """Move a previous (finished or killed) run's files out of the way; nothing is deleted.
+
+    Returns the folder they went to, or None if ``work_dir`` held no run.
+    """
+    found = [work_dir / n for n in RUN_FILES if (work_dir / n).exists()]
+    if not found:
+        return None
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    dest, n = work_dir / f"previous-{stamp}", 1
+    while dest.exists():
+        dest, n = work_dir / f"previous-{stamp}-{n}", n + 1
+    dest.mkdir()
+    for path in found:
+        os.replace(path, dest / path.name)
+    logger.warning("%s held an earlier run; its files were moved to %s and this run starts fresh",
+                   work_dir, dest)
+    return dest
+
+
 @dataclass
 class TuneResult:
     network: str
@@ -93,6 +119,9 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
     ``replay-trace`` (random sampling, no search: quick checks). ``data`` is the dataset that
     ``xgb-pretrained`` trains on.
 
+    Every run starts from an empty database: files an earlier run left in ``work_dir`` are moved
+    to ``work_dir/previous-<time>/`` (:func:`set_aside_previous_run`).
+
     Raises
     ------
     OutputMismatchError
@@ -105,12 +134,13 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
     from .tune import make_cost_model
 
     work_dir = Path(work_dir)
-    work_dir.mkdir(parents=True, exist_ok=True)
     mod, example, expected = reference_network(network, seed)
     tasks = ms.relax_integration.extract_tasks(mod, target)
     weights = {i: float(t.weight) for i, t in enumerate(tasks)}
     logger.info("%s: %d tasks", network, len(tasks))
     cm = make_cost_model(cost_model, seed=seed, checkpoint=checkpoint, data=data)  # fails first
+    work_dir.mkdir(parents=True, exist_ok=True)
+    set_aside_previous_run(work_dir)
     curve = CurveCallback(weights, trials, progress)
     start = time.perf_counter()
     with ms.Profiler() as profiler:
