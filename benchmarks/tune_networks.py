@@ -118,10 +118,69 @@ def run_all(args, budgets: list[int]) -> list[dict]:
                 else:
                     at = latency_at_budgets(work, budgets, repeats=args.repeats)
                 entry["budgets"] = {int(b): v for b, v in at.items()}
+                entry["work_dir"] = str(work)
                 logs.append(entry)
                 if not args.no_write and work != kept:
                     archive(work, kept)
     return logs
+
+
+def head_to_head_all(args, logs: list[dict], budget: int) -> dict[str, dict]:
+    """Per network: every run's network after ``budget`` trials, timed in turn in one process.
+
+    Kept in ``ARCHIVE/<network>/head_to_head.json`` and redone only when the set of runs, the
+    budget or the compile version changed (``--report-only`` only reads it).
+    """
+    from tvm_gnn.collect import cpu_model
+    from tvm_gnn.tune_network import COMPILE_VERSION, head_to_head
+
+    out = {}
+    for net in sorted({lg["network"] for lg in logs}):
+        runs = {f"{lg['cost_model']}/seed{lg['seed']}": lg["work_dir"] for lg in logs
+                if lg["network"] == net and lg["trials"] >= budget}  # fmt: skip
+        path = Path(args.archive) / net / "head_to_head.json"
+        saved = json.loads(path.read_text()) if path.exists() else None
+        fresh = saved and (saved["budget"], saved["compile_version"], sorted(saved["times"])) \
+            == (budget, COMPILE_VERSION, sorted(runs))  # fmt: skip
+        if not fresh and not args.report_only and len(runs) >= 2:
+            times = head_to_head(runs, budget, rounds=args.rounds)
+            saved = {"budget": budget, "compile_version": COMPILE_VERSION, "rounds": args.rounds,
+                     "cpu": cpu_model(), "date": str(datetime.date.today()), "times": times}
+            if not args.no_write:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(json.dumps(saved, indent=1))
+            fresh = True
+        if fresh:
+            out[net] = saved
+    return out
+
+
+def head_to_head_table(h2h: dict[str, dict]) -> list[str]:
+    if not h2h:
+        return []
+    out = ["", "**Head to head** (every run's network as it stood after the last budget, compiled "
+           "and checked, then timed in turn in one process: one timed run each per round, the "
+           "order rotated every round, so that the machine's drift over time hits all alike; ms, "
+           "median over rounds, then over seeds):", "",
+           "| network | trials | rounds | model | seeds | latency (ms) | vs xgb | "
+           "rounds where it beat xgb |", "|---|---:|---:|---|---:|---:|---:|---:|"]  # fmt: skip
+    for net, saved in sorted(h2h.items()):
+        per_model: dict[str, list[list[float]]] = {}
+        for label, times in saved["times"].items():
+            per_model.setdefault(label.split("/")[0], []).append(times)
+        med = {m: float(np.median([np.median(t) for t in ts])) for m, ts in per_model.items()}
+        order = [m for m in MODEL_ORDER if m in per_model]
+        order += sorted(set(per_model) - set(MODEL_ORDER))
+        for m in order:
+            ratio = f"{med[m] / med['xgb']:.3f}x" if "xgb" in med else "-"
+            wins = "-"
+            one_seed = len(per_model[m]) == len(per_model.get("xgb", [])) == 1
+            if m != "xgb" and one_seed:  # per-round comparison of the same rounds
+                a, b = per_model[m][0], per_model["xgb"][0]
+                wins = f"{sum(x < y for x, y in zip(a, b))} of {len(a)}"
+            out.append(f"| {net} | {saved['budget']} | {saved['rounds']} | {m} | "
+                       f"{len(per_model[m])} | {med[m]:.3f} | {ratio} | {wins} |")  # fmt: skip
+    return out
 
 
 def estimate_at(curve: list[dict], trials: int) -> float:
@@ -154,7 +213,9 @@ def _spread(runs: list[float]) -> float:
     return (max(runs) - min(runs)) / float(np.median(runs))
 
 
-def summarize(logs: list[dict], budgets: list[int]) -> str:
+def summarize(logs: list[dict], budgets: list[int], h2h: dict | None = None) -> str:
+    from tvm_gnn.tune_network import COMPILE_VERSION
+
     by: dict[tuple[str, str], list[dict]] = {}
     for log in logs:
         by.setdefault((log["network"], log["cost_model"]), []).append(log)
@@ -224,6 +285,16 @@ def summarize(logs: list[dict], budgets: list[int]) -> str:
         out.append(f"- Noise: the timed runs of one compiled network spread by at most "
                    f"{max(spreads):.1%} (median {np.median(spreads):.1%}) of their median "
                    "((max - min) / median over the repeats).")  # fmt: skip
+    redo = [abs(lg["latency_ms_median"] / lg["budgets"][lg["trials"]]["latency_ms_median"] - 1)
+            for lg in logs if lg.get("compile_version") == COMPILE_VERSION
+            and lg["trials"] in lg["budgets"]]  # fmt: skip
+    if redo:
+        out.append(f"- Drift: the same run's network compiled and timed twice, at the end of "
+                   f"tuning and again for the last budget (minutes apart, the scheduler's last "
+                   f"few overshoot trials aside), differs by a median {np.median(redo):.1%}, at "
+                   f"most {max(redo):.1%} ({len(redo)} runs): more than the spread within one "
+                   "timing, which is why the head-to-head table times the networks in turn.")
+    out += head_to_head_table(h2h or {})
     return "\n".join(out)
 
 
@@ -270,6 +341,8 @@ def main() -> None:
                    help="candidates measured per search round of a task (default 16)")
     p.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
     p.add_argument("--repeats", type=int, default=10, help="timed runs of each compiled network")
+    p.add_argument("--rounds", type=int, default=20,
+                   help="rounds of the head-to-head timing at the last budget (default 20)")
     p.add_argument("--runs", default=str(ROOT / "tune_runs" / "bench"))
     p.add_argument("--data", default=str(ROOT / "data"),
                    help="dataset that xgb-pretrained trains on (default: data/)")
@@ -293,16 +366,17 @@ def main() -> None:
         raise SystemExit("no finished runs to report")
     from tvm_gnn.collect import cpu_model
 
+    h2h = head_to_head_all(args, logs, budgets[-1])
     name = "-".join(args.networks)
     command = (f".venv/bin/python benchmarks/tune_networks.py --networks {' '.join(args.networks)} "
                f"--models {' '.join(args.models)} --trials {args.trials} --trials-per-iter "
                f"{args.trials_per_iter} --seeds {' '.join(map(str, args.seeds))} --repeats "
-               f"{args.repeats}")  # fmt: skip
+               f"{args.repeats} --rounds {args.rounds}")  # fmt: skip
     body = (f"### {', '.join(args.networks)}: {args.trials} trials\n\nCommand: `{command}`\n\n"
             f"Machine: {cpu_model()}, target `{logs[0]['target']}`, {logs[0]['cpu_count']} cores; "
             f"TVM {logs[0]['tvm_version']}; {datetime.date.today()}. {args.trials_per_iter} "
             f"candidates per search round; each compiled network timed {args.repeats} times.\n\n"
-            + summarize(logs, budgets)
+            + summarize(logs, budgets, h2h)
             + f"\n\n![best latency against trials and wall-clock](tuning-{name}.png)\n")  # fmt: skip
     print(body)
     if not args.no_write:

@@ -47,6 +47,16 @@ def test_tune_tiny_network_end_to_end(tmp_path):
     assert {p.name: p.read_text() for p in aside.iterdir()} == stale
     records = (work / "database_tuning_record.json").read_text().splitlines()
     assert len(records) == 12 and "stale record" not in records
+    # head to head: runs' networks compiled, checked, then timed in turn (here one run twice)
+    code = ("import json, sys; from tvm_gnn.tune_network import head_to_head; "
+            "print(json.dumps(head_to_head({'a': sys.argv[1], 'b': sys.argv[1]}, 12, rounds=3, "
+            "progress=False)))")  # fmt: skip
+    proc = subprocess.run([sys.executable, "-c", code, str(work)], capture_output=True,
+                          text=True, timeout=600)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    times = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert sorted(times) == ["a", "b"] and all(len(t) == 3 for t in times.values())
+    assert all(0 < x < 100 for t in times.values() for x in t)
 
 
 _MISMATCH = """

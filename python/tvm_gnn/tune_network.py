@@ -11,6 +11,7 @@ wall-clock time, and MetaSchedule's profile of where tuning time went.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
@@ -218,14 +219,15 @@ def compile_with_database(database, mod, target):
     return executable, untuned
 
 
-def compile_check_time(database, mod, target, example, expected, *, repeats: int = 10,
-                       rtol: float = 1e-3, atol: float = 1e-4, what: str = "network"):
-    """Compile ``mod`` with ``database``, check it against ``expected``, time it.
+def compile_checked(database, mod, target, example, expected, *, rtol: float = 1e-3,
+                    atol: float = 1e-4, what: str = "network"):
+    """Compile ``mod`` with ``database`` and check its output against ``expected``.
 
     Returns
     -------
-    runs, untuned : list[float], list[str]
-        Milliseconds per timed run, and the functions the database had no record for.
+    vm, inp, untuned : relax.VirtualMachine, tvm.runtime.Tensor, list[str]
+        The compiled network, its input on the device, and the functions the database had no
+        record for.
 
     Raises
     ------
@@ -248,8 +250,32 @@ def compile_check_time(database, mod, target, example, expected, *, repeats: int
             f"{what}: tuned output differs from PyTorch's (shape {got.shape} vs "
             f"{expected.shape}, max abs diff {diff:.3g}, rtol={rtol}, atol={atol})"
         )
-    timer = vm.time_evaluator("main", dev, number=1, repeat=repeats, min_repeat_ms=50)
-    return [float(s) * 1e3 for s in timer(inp).results], untuned
+    return vm, inp, untuned
+
+
+def time_network(vm, inp, repeats: int) -> list[float]:
+    """Milliseconds per run of the compiled network, ``repeats`` times (each at least 50 ms)."""
+    timer = vm.time_evaluator("main", inp.device, number=1, repeat=repeats, min_repeat_ms=50)
+    return [float(t) * 1e3 for t in timer(inp).results]
+
+
+def compile_check_time(database, mod, target, example, expected, *, repeats: int = 10,
+                       rtol: float = 1e-3, atol: float = 1e-4, what: str = "network"):
+    """Compile ``mod`` with ``database``, check it against ``expected``, time it.
+
+    Returns
+    -------
+    runs, untuned : list[float], list[str]
+        Milliseconds per timed run, and the functions the database had no record for.
+
+    Raises
+    ------
+    OutputMismatchError
+        If the compiled network's output is not allclose to ``expected``.
+    """
+    vm, inp, untuned = compile_checked(database, mod, target, example, expected, rtol=rtol,
+                                       atol=atol, what=what)  # fmt: skip
+    return time_network(vm, inp, repeats), untuned
 
 
 def read_budgets(work_dir) -> dict:
@@ -276,11 +302,8 @@ def latency_at_budgets(work_dir, budgets, *, repeats: int = 10, progress: bool =
     dict
         ``{budget: {"latency_ms_median": ..., "latency_ms_runs": [...], "records": n}}``.
     """
-    import tempfile
-
     import tvm
     from tqdm import tqdm
-    from tvm.s_tir import meta_schedule as ms
 
     work_dir = Path(work_dir)
     log = json.loads((work_dir / "tune_log.json").read_text())
@@ -291,25 +314,90 @@ def latency_at_budgets(work_dir, budgets, *, repeats: int = 10, progress: bool =
         return done
     target = tvm.target.Target(log["target"])
     mod, example, expected = reference_network(log["network"], log["seed"])
-    workloads = (work_dir / "database_workload.json").read_text()
-    records = (work_dir / "database_tuning_record.json").read_text().splitlines()
-    records = [ln for ln in records if ln.strip()]
 
     for b in tqdm(todo, desc=f"{log['network']}/{log['cost_model']} budgets", disable=not progress):
-        with tempfile.TemporaryDirectory() as tmp:
-            wl = Path(tmp) / "database_workload.json"
-            wl.write_text(workloads)
-            tr = Path(tmp) / "database_tuning_record.json"
-            tr.write_text("".join(ln + "\n" for ln in records[:b]))
-            db = ms.database.JSONDatabase(path_workload=str(wl), path_tuning_record=str(tr))
+        with database_at(work_dir, b) as (db, records):
             runs, untuned = compile_check_time(db, mod, target, example, expected,
                                                repeats=repeats,
                                                what=f"{log['network']} after {b} trials")
         done[b] = {"latency_ms_median": float(np.median(runs)), "latency_ms_runs": runs,
-                   "records": min(b, len(records)), "untuned_functions": len(untuned)}
+                   "records": records, "untuned_functions": len(untuned)}
         tmp_out = out_path.with_suffix(".json.tmp")
         tmp_out.write_text(json.dumps({"compile_version": COMPILE_VERSION,
                                        "budgets": {str(k): v for k, v in sorted(done.items())}},
                                       indent=1))  # fmt: skip
         os.replace(tmp_out, out_path)
     return done
+
+
+@contextlib.contextmanager
+def database_at(work_dir, budget: int):
+    """A database of a run's first ``budget`` measured trials (and its record count), while open.
+
+    MetaSchedule's JSON database appends one line per measured trial, failures included, in the
+    order they were measured: the first ``budget`` lines are what a ``budget``-trial run would
+    have left.
+    """
+    import tempfile
+
+    from tvm.s_tir import meta_schedule as ms
+
+    work_dir = Path(work_dir)
+    records = [ln for ln in (work_dir / "database_tuning_record.json").read_text().splitlines()
+               if ln.strip()][:budget]  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        wl, tr = Path(tmp) / "database_workload.json", Path(tmp) / "database_tuning_record.json"
+        wl.write_text((work_dir / "database_workload.json").read_text())
+        tr.write_text("".join(ln + "\n" for ln in records))
+        db = ms.database.JSONDatabase(path_workload=str(wl), path_tuning_record=str(tr))
+        yield db, len(records)
+
+
+def head_to_head(work_dirs: dict, budget: int, *, rounds: int = 10,
+                 progress: bool = True) -> dict[str, list[float]]:
+    """Time several runs' networks (each as it stood after ``budget`` trials) in turn, one process.
+
+    Latencies timed minutes or hours apart drift with the machine's state (a shared 2-core
+    machine: other jobs, frequency, memory placement) by more than their own spread. Here every
+    network is compiled and checked first, then timed one repeat at a time, round after round,
+    the order rotated every round, so that drift hits all of them alike and their ratio is a
+    comparison inside one run.
+
+    Parameters
+    ----------
+    work_dirs
+        ``{label: work_dir}`` of finished runs of one network and target.
+
+    Returns
+    -------
+    dict
+        ``{label: [ms per round]}``.
+    """
+    import tvm
+    from tqdm import tqdm
+
+    logs = {k: json.loads((Path(w) / "tune_log.json").read_text()) for k, w in work_dirs.items()}
+    kinds = {(lg["network"], lg["target"]) for lg in logs.values()}
+    if len(kinds) != 1:
+        raise ValueError(f"head_to_head compares runs of one network and target, got {kinds}")
+    (network, target_str), = kinds
+    target = tvm.target.Target(target_str)
+    compiled = {}
+    references: dict[int, tuple] = {}
+    for label, w in tqdm(work_dirs.items(), desc=f"{network} compile @ {budget}",
+                         disable=not progress):  # fmt: skip
+        seed = logs[label]["seed"]
+        if seed not in references:
+            references[seed] = reference_network(network, seed)
+        mod, example, expected = references[seed]
+        with database_at(w, budget) as (db, _):
+            vm, inp, _ = compile_checked(db, mod, target, example, expected,
+                                         what=f"{network} ({label}) after {budget} trials")
+        compiled[label] = (vm, inp)
+    labels = list(compiled)
+    times: dict[str, list[float]] = {k: [] for k in labels}
+    for r in tqdm(range(rounds), desc=f"{network} time in turn", disable=not progress):
+        shift = r % len(labels)
+        for label in labels[shift:] + labels[:shift]:
+            times[label] += time_network(*compiled[label], repeats=1)
+    return times
