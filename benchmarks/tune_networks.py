@@ -72,7 +72,7 @@ def restore(kept: Path, work: Path) -> bool:
     if not (kept / "tune_log.json").exists():
         return False
     work.mkdir(parents=True, exist_ok=True)
-    for name in ARCHIVED[1:]:
+    for name in (n for n in ARCHIVED if n != "tune_log.json"):
         if (kept / name).exists():
             shutil.copyfile(kept / name, work / name)
         elif (kept / f"{name}.gz").exists():

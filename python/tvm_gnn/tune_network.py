@@ -314,9 +314,10 @@ def latency_at_budgets(work_dir, budgets, *, repeats: int = 10, progress: bool =
         return done
     target = tvm.target.Target(log["target"])
     mod, example, expected = reference_network(log["network"], log["seed"])
+    run_database = read_run_database(work_dir)  # once, not per budget
 
     for b in tqdm(todo, desc=f"{log['network']}/{log['cost_model']} budgets", disable=not progress):
-        with database_at(work_dir, b) as (db, records):
+        with database_at(run_database, b) as (db, records):
             runs, untuned = compile_check_time(db, mod, target, example, expected,
                                                repeats=repeats,
                                                what=f"{log['network']} after {b} trials")
@@ -330,24 +331,30 @@ def latency_at_budgets(work_dir, budgets, *, repeats: int = 10, progress: bool =
     return done
 
 
+def read_run_database(work_dir) -> tuple[str, list[str]]:
+    """A run's workload file (text) and its tuning records (lines, in measurement order)."""
+    work_dir = Path(work_dir)
+    records = (work_dir / "database_tuning_record.json").read_text().splitlines()
+    return ((work_dir / "database_workload.json").read_text(),
+            [ln for ln in records if ln.strip()])  # fmt: skip
+
+
 @contextlib.contextmanager
-def database_at(work_dir, budget: int):
+def database_at(run_database: tuple[str, list[str]], budget: int):
     """A database of a run's first ``budget`` measured trials (and its record count), while open.
 
-    MetaSchedule's JSON database appends one line per measured trial, failures included, in the
-    order they were measured: the first ``budget`` lines are what a ``budget``-trial run would
-    have left.
+    ``run_database`` is what :func:`read_run_database` returns. MetaSchedule's JSON database
+    appends one line per measured trial, failures included, in the order they were measured: the
+    first ``budget`` lines are what a ``budget``-trial run would have left.
     """
     import tempfile
 
     from tvm.s_tir import meta_schedule as ms
 
-    work_dir = Path(work_dir)
-    records = [ln for ln in (work_dir / "database_tuning_record.json").read_text().splitlines()
-               if ln.strip()][:budget]  # fmt: skip
+    workloads, records = run_database[0], run_database[1][:budget]
     with tempfile.TemporaryDirectory() as tmp:
         wl, tr = Path(tmp) / "database_workload.json", Path(tmp) / "database_tuning_record.json"
-        wl.write_text((work_dir / "database_workload.json").read_text())
+        wl.write_text(workloads)
         tr.write_text("".join(ln + "\n" for ln in records))
         db = ms.database.JSONDatabase(path_workload=str(wl), path_tuning_record=str(tr))
         yield db, len(records)
@@ -390,7 +397,7 @@ def head_to_head(work_dirs: dict, budget: int, *, rounds: int = 10,
         if seed not in references:
             references[seed] = reference_network(network, seed)
         mod, example, expected = references[seed]
-        with database_at(w, budget) as (db, _):
+        with database_at(read_run_database(w), budget) as (db, _):
             vm, inp, _ = compile_checked(db, mod, target, example, expected,
                                          what=f"{network} ({label}) after {budget} trials")
         compiled[label] = (vm, inp)
