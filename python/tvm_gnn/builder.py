@@ -22,7 +22,7 @@ BUILD_FUNC = "tvm_gnn.builder.build"
 BUILD_FUNC_WITH_INTRIN = "tvm_gnn.builder.build_with_tensor_intrin"
 
 
-def _build(mod, target, _params):
+def build(mod, target, _params=None):
     """Build ``mod`` for ``target`` exactly as ``default_build`` does, minus the intrinsics import."""
     from tvm.driver import build as tvm_build
     from tvm.s_tir.transform import RemoveWeightLayoutRewriteBlock
@@ -34,10 +34,10 @@ def _build(mod, target, _params):
 def _build_with_tensor_intrin(mod, target, params):
     import tvm.s_tir.tensor_intrin  # noqa: F401  (registers the intrinsics)
 
-    return _build(mod, target, params)
+    return build(mod, target, params)
 
 
-register_global_func(BUILD_FUNC, _build, override=True)
+register_global_func(BUILD_FUNC, build, override=True)
 register_global_func(BUILD_FUNC_WITH_INTRIN, _build_with_tensor_intrin, override=True)
 
 

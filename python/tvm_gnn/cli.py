@@ -193,6 +193,8 @@ def cmd_tune(args) -> int:
     if args.network not in NETWORKS:
         raise UsageError(f"unknown network {args.network!r}; choose one of {', '.join(NETWORKS)}")
     target = target_from(args.target, args.num_cores)
+    if args.cache_flush and target.kind.name != "llvm":
+        raise UsageError(f"--cache-flush flushes the CPU cache; target {target.kind.name} has none")
     bad = [b for b in args.budgets or [] if b > args.trials]
     if bad:
         raise UsageError(f"--budgets {bad} exceed --trials {args.trials}")
@@ -202,7 +204,8 @@ def cmd_tune(args) -> int:
     try:
         res = tune_network(args.network, args.cost_model, args.trials, target, work_dir,
                            seed=args.seed, checkpoint=args.checkpoint, data=args.data,
-                           trials_per_iter=args.trials_per_iter, repeats=args.repeats)
+                           trials_per_iter=args.trials_per_iter, repeats=args.repeats,
+                           cache_flush=args.cache_flush)
         print(f"{res.network} ({res.cost_model}, {res.trials} trials): end-to-end "
               f"{res.latency_ms_median:.3f} ms (median of {len(res.latency_ms_runs)}), output "
               f"matches PyTorch; tuning took {res.tuning_seconds:.0f} s; log: {res.log_path}")
@@ -349,6 +352,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="where the database and tune_log.json go (default: "
                         "tune_runs/NETWORK-MODEL-TRIALS); an earlier run's files there are "
                         "moved to WORK_DIR/previous-TIME/, never mixed into this run")
+    p.add_argument("--cache-flush", action="store_true",
+                   help="time every candidate cold, the CPU cache flushed before each of 10 runs, "
+                        "as kernels run inside a network (default: MetaSchedule's warm timing, "
+                        "3 runs in a row on cached data); see docs/tuning.md")
     p.add_argument("--seed", type=int, default=0, help="search and model seed (default: 0)")
     target_args(p)
     p.set_defaults(func=cmd_tune)

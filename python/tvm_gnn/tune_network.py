@@ -24,6 +24,7 @@ import numpy as np
 from tvm.ir.utils import derived_object
 from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
 
+from .collect import MeasureConfig, make_runner
 from .tune import measured_latency
 
 logger = logging.getLogger(__name__)
@@ -31,6 +32,11 @@ logger = logging.getLogger(__name__)
 # Bumped when how a tuned network is compiled changes; budgets.json from another version is redone.
 # 2: the database is applied to the tuned (already fused) functions, not to a re-fused module.
 COMPILE_VERSION = 2
+
+#: How ``cache_flush=True`` times a candidate: one run per timing, 10 timings, the CPU cache
+#: flushed before each (MetaSchedule's ``enable_cpu_cache_flush``, which flushes before every
+#: timing, not every run, hence one run each).
+COLD_MEASURE = MeasureConfig(number=1, repeat=10, min_repeat_ms=0, cache_flush=True)
 
 
 class OutputMismatchError(RuntimeError):
@@ -113,12 +119,16 @@ class TuneResult:
 def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *, seed: int = 0,
                  checkpoint=None, trials_per_iter: int = 32, repeats: int = 10,
                  rtol: float = 1e-3, atol: float = 1e-4, progress: bool = True,
-                 strategy: str = "evolutionary", data="data") -> TuneResult:  # fmt: skip
+                 strategy: str = "evolutionary", data="data",
+                 cache_flush: bool = False) -> TuneResult:  # fmt: skip
     """Tune, compile, check and time one network; write ``work_dir/tune_log.json``.
 
     ``strategy`` is MetaSchedule's search strategy: ``evolutionary`` (what tuning uses) or
     ``replay-trace`` (random sampling, no search: quick checks). ``data`` is the dataset that
-    ``xgb-pretrained`` trains on.
+    ``xgb-pretrained`` trains on. ``cache_flush`` times every candidate cold, the CPU cache
+    flushed before each of :data:`COLD_MEASURE`'s runs, instead of MetaSchedule's default (warm:
+    3 runs in a row on cached data), closer to how a kernel runs inside the network
+    (:mod:`tvm_gnn.remeasure`).
 
     Every run starts from an empty database: files an earlier run left in ``work_dir`` are moved
     to ``work_dir/previous-<time>/`` (:func:`set_aside_previous_run`).
@@ -148,6 +158,7 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
         database = ms.relax_integration.tune_relax(
             mod=mod, params={}, target=target, work_dir=str(work_dir), max_trials_global=trials,
             num_trials_per_iter=trials_per_iter, builder=make_builder(), cost_model=cm,
+            runner=make_runner(COLD_MEASURE) if cache_flush else "local",
             measure_callbacks=[*ms.measure_callback.MeasureCallback.create("default"), curve],
             seed=seed, strategy=strategy,
         )  # fmt: skip
@@ -159,7 +170,7 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
                         str(work_dir / "tune_log.json"))  # fmt: skip
     profile = {k: float(v) for k, v in profiler.get().items()}
     log = {**result.__dict__, "target": str(target), "seed": seed, "tasks": len(tasks),
-           "failed_trials": curve.errors, "untuned_functions": untuned, "curve": curve.curve,
+           "cache_flush": cache_flush, "failed_trials": curve.errors, "untuned_functions": untuned, "curve": curve.curve,
            "profile_seconds": profile, "compile_version": COMPILE_VERSION,
            "cpu_count": os.cpu_count(), "tvm_version": tvm.__version__}  # fmt: skip
     tmp = work_dir / "tune_log.json.tmp"
