@@ -109,10 +109,15 @@ def run_all(args, budgets: list[int]) -> list[dict]:
                     print(f"== {net} / {model} / seed {seed}: {args.trials} trials", flush=True)
                     tune_network(net, model, args.trials, target, work, seed=seed,
                                  repeats=args.repeats, trials_per_iter=args.trials_per_iter,
-                                 data=args.data)  # fmt: skip
+                                 data=args.data, cache_flush=args.cache_flush)  # fmt: skip
                 if not log.exists():
                     continue
                 entry = json.loads(log.read_text())
+                if entry.get("cache_flush", False) != args.cache_flush:
+                    how = "cold" if entry.get("cache_flush") else "warm"
+                    raise SystemExit(f"{work} holds a run that timed candidates {how}: "
+                                     "--cache-flush runs and warm runs need their own --runs "
+                                     "and --archive folders")  # fmt: skip
                 if args.report_only:
                     at = read_budgets(work)
                 else:
@@ -417,7 +422,12 @@ def main() -> None:
     p.add_argument("--repeats", type=int, default=10, help="timed runs of each compiled network")
     p.add_argument("--rounds", type=int, default=20,
                    help="rounds of the head-to-head timing at the last budget (default 20)")
-    p.add_argument("--runs", default=str(ROOT / "tune_runs" / "bench"))
+    p.add_argument("--cache-flush", action="store_true",
+                   help="time candidates cold while tuning (tvm-gnn tune --cache-flush); such runs "
+                        "go to their own folders (RUNS and ARCHIVE with -cache-flush appended) "
+                        "and their own section of docs/tuning.md")
+    p.add_argument("--runs", default=None,
+                   help="where runs are tuned (default: tune_runs/bench)")
     p.add_argument("--data", default=str(ROOT / "data"),
                    help="dataset that xgb-pretrained trains on (default: data/)")
     p.add_argument("--target", default="llvm")
@@ -428,12 +438,15 @@ def main() -> None:
     p.add_argument("--report-only", action="store_true", help="only summarize existing runs")
     p.add_argument("--no-write", action="store_true", help="print, do not touch docs/")
     args = p.parse_args()
+    variant = "-cache-flush" if args.cache_flush else ""
+    if args.runs is None:
+        args.runs = str(ROOT / "tune_runs" / f"bench{variant}")
     if args.archive is None:
         from tvm_gnn.collect import hardware_name
         from tvm_gnn.sampling import target_from
 
         hw = hardware_name(target_from(args.target, args.num_cores))
-        args.archive = str(ROOT / "benchmarks" / "tuning-runs" / hw)
+        args.archive = str(ROOT / "benchmarks" / "tuning-runs" / f"{hw}{variant}")
     budgets = sorted(set(args.budgets or [args.trials // 5, args.trials // 2, args.trials]))
     logs = run_all(args, budgets)
     if not logs:
@@ -442,12 +455,15 @@ def main() -> None:
 
     h2h = head_to_head_all(args, logs, budgets[-1])
     remeasured = remeasure_all(args, logs, budgets[-1])
-    name = "-".join(args.networks)
+    name = "-".join(args.networks) + variant
     command = (f".venv/bin/python benchmarks/tune_networks.py --networks {' '.join(args.networks)} "
                f"--models {' '.join(args.models)} --trials {args.trials} --trials-per-iter "
                f"{args.trials_per_iter} --seeds {' '.join(map(str, args.seeds))} --repeats "
-               f"{args.repeats} --rounds {args.rounds}")  # fmt: skip
-    body = (f"### {', '.join(args.networks)}: {args.trials} trials\n\nCommand: `{command}`\n\n"
+               f"{args.repeats} --rounds {args.rounds}"
+               + (" --cache-flush" if args.cache_flush else ""))  # fmt: skip
+    timed = ", candidates timed cold (`--cache-flush`)" if args.cache_flush else ""
+    body = (f"### {', '.join(args.networks)}: {args.trials} trials{timed}\n\n"
+            f"Command: `{command}`\n\n"
             f"Machine: {cpu_model()}, target `{logs[0]['target']}`, {logs[0]['cpu_count']} cores; "
             f"TVM {logs[0]['tvm_version']}; {datetime.date.today()}. {args.trials_per_iter} "
             f"candidates per search round; each compiled network timed {args.repeats} times.\n\n"
