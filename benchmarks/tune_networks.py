@@ -130,27 +130,27 @@ def run_all(args, budgets: list[int]) -> list[dict]:
     return logs
 
 
-def head_to_head_all(args, logs: list[dict], budget: int) -> dict[str, dict]:
-    """Per network: every run's network after ``budget`` trials, timed in turn in one process.
+def kept_per_network(args, logs: list[dict], budget: int, filename: str, stamp: dict,
+                     labels_in, compute) -> dict[str, dict]:  # fmt: skip
+    """Per network: ``compute(runs)`` over every run that reached ``budget``, kept in the archive.
 
-    Kept in ``ARCHIVE/<network>/head_to_head.json`` and redone only when the set of runs, the
-    budget or the compile version changed (``--report-only`` only reads it).
+    ``runs`` is ``{label: work_dir}``. The result, with ``stamp`` added, is kept in
+    ``ARCHIVE/<network>/<filename>`` and redone only when ``stamp`` or the set of runs
+    (``labels_in(saved)``) changed; ``--report-only`` only reads it.
     """
     from tvm_gnn.collect import cpu_model
-    from tvm_gnn.tune_network import COMPILE_VERSION, head_to_head
 
     out = {}
     for net in sorted({lg["network"] for lg in logs}):
         runs = {f"{lg['cost_model']}/seed{lg['seed']}": lg["work_dir"] for lg in logs
                 if lg["network"] == net and lg["trials"] >= budget}  # fmt: skip
-        path = Path(args.archive) / net / "head_to_head.json"
+        path = Path(args.archive) / net / filename
         saved = json.loads(path.read_text()) if path.exists() else None
-        fresh = saved and (saved["budget"], saved["compile_version"], sorted(saved["times"])) \
-            == (budget, COMPILE_VERSION, sorted(runs))  # fmt: skip
+        fresh = saved and all(saved.get(k) == v for k, v in stamp.items()) \
+            and sorted(labels_in(saved)) == sorted(runs)  # fmt: skip
         if not fresh and not args.report_only and len(runs) >= 2:
-            times = head_to_head(runs, budget, rounds=args.rounds)
-            saved = {"budget": budget, "compile_version": COMPILE_VERSION, "rounds": args.rounds,
-                     "cpu": cpu_model(), "date": str(datetime.date.today()), "times": times}
+            saved = {**stamp, **compute(runs), "cpu": cpu_model(),
+                     "date": str(datetime.date.today())}  # fmt: skip
             if not args.no_write:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(json.dumps(saved, indent=1))
@@ -158,34 +158,31 @@ def head_to_head_all(args, logs: list[dict], budget: int) -> dict[str, dict]:
         if fresh:
             out[net] = saved
     return out
+
+
+def head_to_head_all(args, logs: list[dict], budget: int) -> dict[str, dict]:
+    """Per network: every run's network after ``budget`` trials, timed in turn in one process
+    (``ARCHIVE/<network>/head_to_head.json``; redone when the runs, the budget or the compile
+    version changed)."""
+    from tvm_gnn.tune_network import COMPILE_VERSION, head_to_head
+
+    return kept_per_network(
+        args, logs, budget, "head_to_head.json",
+        {"budget": budget, "compile_version": COMPILE_VERSION}, lambda saved: saved["times"],
+        lambda runs: {"rounds": args.rounds,
+                      "times": head_to_head(runs, budget, rounds=args.rounds)},
+    )  # fmt: skip
 
 
 def remeasure_all(args, logs: list[dict], budget: int) -> dict[str, dict]:
-    """Per network: every run's best schedules after ``budget`` trials, timed again warm and cold.
-
-    Kept in ``ARCHIVE/<network>/remeasured.json`` and redone only when the set of runs or the
-    budget changed (``--report-only`` only reads it).
-    """
-    from tvm_gnn.collect import cpu_model
+    """Per network: every run's best schedules after ``budget`` trials, timed again warm and cold
+    (``ARCHIVE/<network>/remeasured.json``; redone when the runs or the budget changed)."""
     from tvm_gnn.remeasure import remeasure_best
 
-    out = {}
-    for net in sorted({lg["network"] for lg in logs}):
-        runs = {f"{lg['cost_model']}/seed{lg['seed']}": lg["work_dir"] for lg in logs
-                if lg["network"] == net and lg["trials"] >= budget}  # fmt: skip
-        path = Path(args.archive) / net / "remeasured.json"
-        saved = json.loads(path.read_text()) if path.exists() else None
-        fresh = saved and (saved["budget"], sorted(saved["runs"])) == (budget, sorted(runs))
-        if not fresh and not args.report_only and len(runs) >= 2:
-            saved = {"budget": budget, "runs": sorted(runs), "cpu": cpu_model(),
-                     "date": str(datetime.date.today()), "tasks": remeasure_best(runs, budget)}
-            if not args.no_write:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(json.dumps(saved, indent=1))
-            fresh = True
-        if fresh:
-            out[net] = saved
-    return out
+    return kept_per_network(
+        args, logs, budget, "remeasured.json", {"budget": budget}, lambda saved: saved["runs"],
+        lambda runs: {"runs": sorted(runs), "tasks": remeasure_best(runs, budget)},
+    )  # fmt: skip
 
 
 def remeasure_table(remeasured: dict[str, dict], h2h: dict[str, dict]) -> list[str]:
