@@ -26,7 +26,7 @@ import numpy as np
 
 
 def _timing(config) -> dict:
-    """``time_evaluator`` arguments for a MetaSchedule ``EvaluatorConfig`` or a ``MeasureConfig``."""
+    """``time_evaluator`` arguments for an ``EvaluatorConfig`` or a ``MeasureConfig``."""
     flush = getattr(config, "enable_cpu_cache_flush", getattr(config, "cache_flush", False))
     return {"number": config.number, "repeat": config.repeat,
             "min_repeat_ms": config.min_repeat_ms,

@@ -144,6 +144,8 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
     from .builder import make_builder
     from .tune import make_cost_model
 
+    if cache_flush and target.kind.name != "llvm":
+        raise ValueError(f"cache_flush flushes the CPU cache; target {target.kind.name} has none")
     work_dir = Path(work_dir)
     mod, example, expected = reference_network(network, seed)
     tasks = ms.relax_integration.extract_tasks(mod, target)
@@ -170,9 +172,10 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
                         str(work_dir / "tune_log.json"))  # fmt: skip
     profile = {k: float(v) for k, v in profiler.get().items()}
     log = {**result.__dict__, "target": str(target), "seed": seed, "tasks": len(tasks),
-           "cache_flush": cache_flush, "failed_trials": curve.errors, "untuned_functions": untuned, "curve": curve.curve,
-           "profile_seconds": profile, "compile_version": COMPILE_VERSION,
-           "cpu_count": os.cpu_count(), "tvm_version": tvm.__version__}  # fmt: skip
+           "cache_flush": cache_flush, "failed_trials": curve.errors,
+           "untuned_functions": untuned, "curve": curve.curve, "profile_seconds": profile,
+           "compile_version": COMPILE_VERSION, "cpu_count": os.cpu_count(),
+           "tvm_version": tvm.__version__}  # fmt: skip
     tmp = work_dir / "tune_log.json.tmp"
     tmp.write_text(json.dumps(log, indent=1))
     os.replace(tmp, work_dir / "tune_log.json")
