@@ -40,6 +40,12 @@ from tvm_gnn import report
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "tune-networks"
 MODEL_ORDER = ("gnn", "xgb", "xgb-pretrained", "random")
+
+
+def model_order(label: str) -> tuple:
+    """Sort key for cost models (or ``model/seedN`` labels): MODEL_ORDER, then others by name."""
+    model = label.split("/")[0]
+    return (MODEL_ORDER.index(model) if model in MODEL_ORDER else len(MODEL_ORDER), label)
 COST_MODEL_SCOPES = ("EvoSearch/Evolve/PredictNormalizedScore", "MeasureCallback/UpdateCostModel")
 
 
@@ -206,8 +212,7 @@ def remeasure_table(remeasured: dict[str, dict], h2h: dict[str, dict]) -> list[s
         for label, times in (h2h.get(net) or {}).get("times", {}).items():
             net_med[label] = float(np.median(times))
         xgb = next((k for k in sums if k.startswith("xgb/")), None)
-        for label in sorted(sums, key=lambda k: (MODEL_ORDER.index(k.split("/")[0])
-                                                 if k.split("/")[0] in MODEL_ORDER else 99, k)):
+        for label in sorted(sums, key=model_order):
             s = sums[label]
             cells = [f"{s[k]:.3f}" for k in ("tuned", "warm", "cold")]
             cells += [f"{s[k] / sums[xgb][k]:.3f}x" if xgb else "-"
@@ -243,9 +248,7 @@ def head_to_head_table(h2h: dict[str, dict]) -> list[str]:
         for label, times in saved["times"].items():
             per_model.setdefault(label.split("/")[0], []).append(times)
         med = {m: float(np.median([np.median(t) for t in ts])) for m, ts in per_model.items()}
-        order = [m for m in MODEL_ORDER if m in per_model]
-        order += sorted(set(per_model) - set(MODEL_ORDER))
-        for m in order:
+        for m in sorted(per_model, key=model_order):
             ratio = f"{med[m] / med['xgb']:.3f}x" if "xgb" in med else "-"
             wins = "-"
             one_seed = len(per_model[m]) == len(per_model.get("xgb", [])) == 1
@@ -294,8 +297,7 @@ def summarize(logs: list[dict], budgets: list[int], h2h: dict | None = None) -> 
     for log in logs:
         by.setdefault((log["network"], log["cost_model"]), []).append(log)
     nets = sorted({n for n, _ in by})
-    models = [m for m in MODEL_ORDER if any(k[1] == m for k in by)]
-    models += sorted({m for _, m in by} - set(models))
+    models = sorted({m for _, m in by}, key=model_order)
     out = ["**Measured end-to-end latency** (ms; the network compiled with the database as it "
            "stood after that many trials, checked against PyTorch, median of the timed runs; "
            "median over seeds):", "",

@@ -85,17 +85,24 @@ def device_type(target) -> str:
     return "cpu" if target.kind.name == "llvm" else target.kind.name
 
 
-def make_runner(measure: MeasureConfig, rpc_tracker: str | None = None, rpc_key: str | None = None,
-                rpc_workers: int = 1):  # fmt: skip
-    """A LocalRunner, or an RPCRunner through TVM's tracker when ``rpc_tracker`` is HOST:PORT."""
+def evaluator_config(measure: MeasureConfig):
+    """MetaSchedule's ``EvaluatorConfig`` for ``measure``."""
     from tvm.s_tir import meta_schedule as ms
 
-    evaluator = ms.runner.EvaluatorConfig(
+    return ms.runner.EvaluatorConfig(
         number=measure.number,
         repeat=measure.repeat,
         min_repeat_ms=measure.min_repeat_ms,
         enable_cpu_cache_flush=measure.cache_flush,
     )
+
+
+def make_runner(measure: MeasureConfig, rpc_tracker: str | None = None, rpc_key: str | None = None,
+                rpc_workers: int = 1):  # fmt: skip
+    """A LocalRunner, or an RPCRunner through TVM's tracker when ``rpc_tracker`` is HOST:PORT."""
+    from tvm.s_tir import meta_schedule as ms
+
+    evaluator = evaluator_config(measure)
     if rpc_tracker is None:
         return ms.runner.LocalRunner(timeout_sec=measure.run_timeout_sec, evaluator_config=evaluator)
     host, _, port = rpc_tracker.rpartition(":")

@@ -26,11 +26,11 @@ import numpy as np
 
 
 def _timing(config) -> dict:
-    """``time_evaluator`` arguments for an ``EvaluatorConfig`` or a ``MeasureConfig``."""
-    flush = getattr(config, "enable_cpu_cache_flush", getattr(config, "cache_flush", False))
+    """``time_evaluator`` arguments that time as MetaSchedule's ``EvaluatorConfig`` ``config``."""
     return {"number": config.number, "repeat": config.repeat,
             "min_repeat_ms": config.min_repeat_ms,
-            "f_preproc": "cache_flush_cpu_non_first_arg" if flush else ""}  # fmt: skip
+            "f_preproc": "cache_flush_cpu_non_first_arg" if config.enable_cpu_cache_flush
+            else ""}  # fmt: skip
 
 
 def _inputs(prim_func, dev, rng):
@@ -79,6 +79,7 @@ def remeasure_best(work_dirs: dict, budget: int, *, seed: int = 0,
     from tvm.s_tir import meta_schedule as ms
 
     from .builder import build
+    from .collect import evaluator_config
     from .tune_network import COLD_MEASURE, database_at, read_run_database, reference_network
 
     logs = {k: json.loads((Path(w) / "tune_log.json").read_text()) for k, w in work_dirs.items()}
@@ -108,7 +109,7 @@ def remeasure_best(work_dirs: dict, budget: int, *, seed: int = 0,
                 built.setdefault(task.task_name, {})[label] = (rt_mod, sch_mod["main"], tuned)
 
     warm = _timing(ms.runner.EvaluatorConfig())  # how tuning timed every candidate
-    cold = _timing(COLD_MEASURE)  # what ``tvm-gnn tune --cache-flush`` does
+    cold = _timing(evaluator_config(COLD_MEASURE))  # what ``tvm-gnn tune --cache-flush`` does
     rng = np.random.default_rng(seed)
     labels = list(work_dirs)
     out: dict[str, dict] = {}
