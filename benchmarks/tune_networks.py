@@ -185,6 +185,10 @@ def remeasure_all(args, logs: list[dict], budget: int) -> dict[str, dict]:
     (``ARCHIVE/<network>/remeasured.json``; redone when the runs or the budget changed)."""
     from tvm_gnn.remeasure import remeasure_best
 
+    import tvm
+
+    if tvm.target.Target(logs[0]["target"]).kind.name != "llvm":
+        return {}  # its cold timing flushes a CPU cache
     return kept_per_network(
         args, logs, budget, "remeasured.json", {"budget": budget}, lambda saved: saved["runs"],
         lambda runs: {"runs": sorted(runs), "tasks": remeasure_best(runs, budget)},
@@ -407,6 +411,15 @@ def plot(logs: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
+def machine(log: dict) -> str:
+    """The hardware a run was tuned on, as its log records it (older logs name no device)."""
+    from tvm_gnn.collect import cpu_model
+
+    cpu = f"{log.get('cpu', cpu_model())}, {log['cpu_count']} cores"
+    device = log.get("device")
+    return cpu if device in (None, log.get("cpu")) else f"{device} (host: {cpu})"
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--networks", nargs="+", default=["resnet18", "mobilenet_v2", "inception_v3"])
@@ -429,7 +442,9 @@ def main() -> None:
                    help="where runs are tuned (default: tune_runs/bench)")
     p.add_argument("--data", default=str(ROOT / "data"),
                    help="dataset that xgb-pretrained trains on (default: data/)")
-    p.add_argument("--target", default="llvm")
+    p.add_argument("--target", default="llvm",
+                   help="TVM target (default llvm); runs on another target get their own folders "
+                        "and docs section, e.g. --target nvidia/nvidia-h100")
     p.add_argument("--num-cores", type=int, default=None)
     p.add_argument("--archive", default=None,
                    help="where finished runs are kept for the report (logs, gzipped databases; "
@@ -437,21 +452,24 @@ def main() -> None:
     p.add_argument("--report-only", action="store_true", help="only summarize existing runs")
     p.add_argument("--no-write", action="store_true", help="print, do not touch docs/")
     args = p.parse_args()
-    variant = "-cache-flush" if args.cache_flush else ""
+    from tvm_gnn.sampling import target_from
+
+    target = target_from(args.target, args.num_cores)
+    kind = target.kind.name
+    # runs on another target, or timed cold, get their own folders and their own docs section
+    flush = "-cache-flush" if args.cache_flush else ""
+    variant = ("" if kind == "llvm" else f"-{kind}") + flush
     if args.runs is None:
         args.runs = str(ROOT / "tune_runs" / f"bench{variant}")
     if args.archive is None:
         from tvm_gnn.collect import hardware_name
-        from tvm_gnn.sampling import target_from
 
-        hw = hardware_name(target_from(args.target, args.num_cores))
-        args.archive = str(ROOT / "benchmarks" / "tuning-runs" / f"{hw}{variant}")
+        hw = hardware_name(target)
+        args.archive = str(ROOT / "benchmarks" / "tuning-runs" / f"{hw}{flush}")
     budgets = sorted(set(args.budgets or [args.trials // 5, args.trials // 2, args.trials]))
     logs = run_all(args, budgets)
     if not logs:
         raise SystemExit("no finished runs to report")
-    from tvm_gnn.collect import cpu_model
-
     h2h = head_to_head_all(args, logs, budgets[-1])
     remeasured = remeasure_all(args, logs, budgets[-1])
     name = "-".join(args.networks) + variant
@@ -459,11 +477,14 @@ def main() -> None:
                f"--models {' '.join(args.models)} --trials {args.trials} --trials-per-iter "
                f"{args.trials_per_iter} --seeds {' '.join(map(str, args.seeds))} --repeats "
                f"{args.repeats} --rounds {args.rounds}"
+               + (f" --budgets {' '.join(map(str, budgets))}" if args.budgets else "")
+               + ("" if kind == "llvm" else f" --target {args.target}")
                + (" --cache-flush" if args.cache_flush else ""))  # fmt: skip
-    timed = ", candidates timed cold (`--cache-flush`)" if args.cache_flush else ""
+    timed = ("" if kind == "llvm" else f", target `{args.target}`") \
+        + (", candidates timed cold (`--cache-flush`)" if args.cache_flush else "")
     body = (f"### {', '.join(args.networks)}: {args.trials} trials{timed}\n\n"
             f"Command: `{command}`\n\n"
-            f"Machine: {cpu_model()}, target `{logs[0]['target']}`, {logs[0]['cpu_count']} cores; "
+            f"Machine: {machine(logs[0])}, target `{logs[0]['target']}`; "
             f"TVM {logs[0]['tvm_version']}; {datetime.date.today()}. {args.trials_per_iter} "
             f"candidates per search round; each compiled network timed {args.repeats} times.\n\n"
             + summarize(logs, budgets, h2h)

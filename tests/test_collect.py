@@ -146,3 +146,20 @@ def test_collect_help_documents_every_option():
                 "--number", "--repeat", "--min-repeat-ms", "--cache-flush", "--rpc-tracker",
                 "--rpc-key", "--target", "--seed"):  # fmt: skip
         assert opt in out
+
+
+def test_hardware_name_keeps_each_cpu_and_gpu_apart(llvm_target):
+    import tvm
+
+    from tvm_gnn.collect import device_model, hardware_name
+
+    cores = int(llvm_target.attrs["num-cores"])
+    assert hardware_name(llvm_target).startswith("llvm-")
+    assert hardware_name(llvm_target).endswith(f"-{cores}c")
+    h100 = tvm.target.Target("nvidia/nvidia-h100")
+    gpu = tvm.cuda(0)
+    expected = gpu.device_name if gpu.exist else "sm_90a"  # no GPU here: the target's arch
+    assert device_model(h100) == expected
+    assert hardware_name(h100) == "cuda-" + "-".join(
+        "".join(c if c.isalnum() else " " for c in expected.lower()).split())
+    assert hardware_name(h100, rpc_key="fleet") == "cuda-rpc-fleet"

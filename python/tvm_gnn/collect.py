@@ -69,16 +69,33 @@ def cpu_model() -> str:
     return platform.processor() or "unknown-cpu"
 
 
+def device_model(target) -> str:
+    """What runs ``target``'s code here: the CPU model for ``llvm``, else the device's own name
+    (``NVIDIA H100 80GB HBM3``), or the target's ``arch`` where no such device is present."""
+    if target.kind.name == "llvm":
+        return cpu_model()
+    import tvm
+
+    dev = tvm.device(target.kind.name, 0)
+    if dev.exist and dev.device_name:
+        return dev.device_name
+    return str(target.attrs.get("arch", "unknown-device"))
+
+
+def _slug(text: str) -> str:
+    return "-".join(p for p in "".join(c if c.isalnum() else "-" for c in text.lower()).split("-")
+                    if p)  # fmt: skip
+
+
 def hardware_name(target, rpc_key: str | None = None) -> str:
-    """Folder name for one kind of hardware, e.g. ``llvm-amd-epyc-2c`` or ``rpc-mykey``."""
+    """Folder name for one kind of hardware, e.g. ``llvm-amd-epyc-2c``,
+    ``cuda-nvidia-h100-80gb-hbm3`` or ``cuda-rpc-mykey``."""
     if rpc_key:
         return f"{target.kind.name}-rpc-{rpc_key}"
     if target.kind.name == "llvm":
-        slug = "".join(c if c.isalnum() else "-" for c in cpu_model().lower()).strip("-")
-        slug = "-".join(p for p in slug.split("-") if p)
         cores = int(target.attrs.get("num-cores", os.cpu_count() or 1))
-        return f"llvm-{slug}-{cores}c"
-    return target.kind.name
+        return f"llvm-{_slug(cpu_model())}-{cores}c"
+    return f"{target.kind.name}-{_slug(device_model(target))}"
 
 
 def device_type(target) -> str:
@@ -263,6 +280,7 @@ def provenance(target, measure: MeasureConfig, cfg: CollectConfig, rpc_key=None)
     return {
         "cpu_model": cpu_model() if rpc_key is None else f"remote devices under RPC key {rpc_key}",
         "cores": os.cpu_count(),
+        **({} if target.kind.name == "llvm" or rpc_key else {"device": device_model(target)}),
         "target": str(target),
         "tvm_version": tvm.__version__,
         "measure": asdict(measure),

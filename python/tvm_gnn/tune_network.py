@@ -24,7 +24,7 @@ import numpy as np
 from tvm.ir.utils import derived_object
 from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
 
-from .collect import MeasureConfig, make_runner
+from .collect import MeasureConfig, cpu_model, device_model, make_runner
 from .tune import measured_latency
 
 logger = logging.getLogger(__name__)
@@ -174,8 +174,8 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
     log = {**result.__dict__, "target": str(target), "seed": seed, "tasks": len(tasks),
            "cache_flush": cache_flush, "failed_trials": curve.errors,
            "untuned_functions": untuned, "curve": curve.curve, "profile_seconds": profile,
-           "compile_version": COMPILE_VERSION, "cpu_count": os.cpu_count(),
-           "tvm_version": tvm.__version__}  # fmt: skip
+           "compile_version": COMPILE_VERSION, "cpu_count": os.cpu_count(), "cpu": cpu_model(),
+           "device": device_model(target), "tvm_version": tvm.__version__}  # fmt: skip
     tmp = work_dir / "tune_log.json.tmp"
     tmp.write_text(json.dumps(log, indent=1))
     os.replace(tmp, work_dir / "tune_log.json")
@@ -218,15 +218,24 @@ def compile_with_database(database, mod, target):
     untuned = sorted(gv.name_hint for gv, f in applied.functions.items()
                      if isinstance(f, tirx.PrimFunc)
                      and not (f.attrs and f.attrs.get("tirx.is_scheduled")))  # fmt: skip
+    gpu = "gpu" in target.keys
     if untuned:
-        logger.warning("no tuning record for %d function(s), left unscheduled: %s", len(untuned),
+        logger.warning("no tuning record for %d function(s), left %s: %s", len(untuned),
+                       "to dlight's fallback GPU schedule" if gpu else "unscheduled",
                        ", ".join(untuned))  # fmt: skip
+        if gpu:  # a GPU kernel needs its threads bound to build at all
+            from tvm.s_tir import dlight
+
+            with target:
+                applied = dlight.ApplyDefaultSchedule(dlight.gpu.Fallback())(applied)
     try:
         passes = [*rp.dataflow_lower_passes(target), *rp.finalize_passes(target)]
-    except AttributeError:  # apache-tvm 0.26.0's cpu_generic package does not re-export them
-        from tvm.relax.backend.cpu_generic import pipeline as cpu
+    except AttributeError:  # apache-tvm 0.26.0's backend packages do not re-export them
+        import importlib
 
-        passes = [*cpu.dataflow_lower_passes(target), *cpu.finalize_passes(target)]
+        name = {"llvm": "cpu_generic", "cuda": "cuda"}.get(target.kind.name, "gpu_generic")
+        backend = importlib.import_module(f"tvm.relax.backend.{name}.pipeline")
+        passes = [*backend.dataflow_lower_passes(target), *backend.finalize_passes(target)]
     lower = tvm.transform.Sequential(passes)
     with target, tvm.transform.PassContext(opt_level=3):
         executable = relax.build(applied, target=target, relax_pipeline=lower)
