@@ -185,10 +185,6 @@ def remeasure_all(args, logs: list[dict], budget: int) -> dict[str, dict]:
     (``ARCHIVE/<network>/remeasured.json``; redone when the runs or the budget changed)."""
     from tvm_gnn.remeasure import remeasure_best
 
-    import tvm
-
-    if tvm.target.Target(logs[0]["target"]).kind.name != "llvm":
-        return {}  # its cold timing flushes a CPU cache
     return kept_per_network(
         args, logs, budget, "remeasured.json", {"budget": budget}, lambda saved: saved["runs"],
         lambda runs: {"runs": sorted(runs), "tasks": remeasure_best(runs, budget)},
@@ -471,7 +467,8 @@ def main() -> None:
     if not logs:
         raise SystemExit("no finished runs to report")
     h2h = head_to_head_all(args, logs, budgets[-1])
-    remeasured = remeasure_all(args, logs, budgets[-1])
+    # the re-timing's cold half flushes a CPU cache: CPU targets only
+    remeasured = remeasure_all(args, logs, budgets[-1]) if kind == "llvm" else {}
     name = "-".join(args.networks) + variant
     command = (f".venv/bin/python benchmarks/tune_networks.py --networks {' '.join(args.networks)} "
                f"--models {' '.join(args.models)} --trials {args.trials} --trials-per-iter "

@@ -83,8 +83,9 @@ def device_model(target) -> str:
 
 
 def _slug(text: str) -> str:
-    return "-".join(p for p in "".join(c if c.isalnum() else "-" for c in text.lower()).split("-")
-                    if p)  # fmt: skip
+    """``NVIDIA H100 80GB HBM3`` -> ``nvidia-h100-80gb-hbm3``: runs of other characters become one
+    dash."""
+    return "-".join("".join(c if c.isalnum() else " " for c in text.lower()).split())
 
 
 def hardware_name(target, rpc_key: str | None = None) -> str:
