@@ -4,6 +4,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 
 def test_tune_tiny_network_end_to_end(tmp_path):
     work = tmp_path / "run"
@@ -61,6 +63,8 @@ def test_tune_tiny_network_end_to_end(tmp_path):
 
 _MISMATCH = """
 import sys
+
+import pytest
 from tvm_gnn import networks, tune_network
 from tvm_gnn.sampling import target_from
 
@@ -104,4 +108,15 @@ def test_budget_beyond_the_trials_is_a_usage_error():
                            "--trials", "8", "--budgets", "4", "16"],
                           capture_output=True, text=True)  # fmt: skip
     assert proc.returncode == 2 and "--budgets [16] exceed --trials 8" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_cuda_without_a_gpu_is_a_usage_error():
+    import tvm
+
+    if tvm.cuda(0).exist:
+        pytest.skip("a CUDA device is present: --target cuda is valid here")
+    proc = subprocess.run([sys.executable, "-m", "tvm_gnn.cli", "tune", "--network", "tiny_cnn",
+                           "--target", "cuda"], capture_output=True, text=True)  # fmt: skip
+    assert proc.returncode == 2 and "no CUDA device is present" in proc.stderr
     assert "Traceback" not in proc.stderr

@@ -308,7 +308,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     def target_args(p):
         p.add_argument("--target", default="llvm",
-                       help="TVM target: 'llvm' (this CPU) or any target string (default: llvm)")
+                       help="TVM target: 'llvm' (this CPU), 'cuda' (the GPU present, its limits read "
+                            "from the device), a tag such as nvidia/nvidia-h100, or any target "
+                            "string or JSON TVM accepts (default: llvm)")
         p.add_argument("--num-cores", type=_positive_int, default=None,
                        help="cores for an llvm target (default: all)")  # fmt: skip
 

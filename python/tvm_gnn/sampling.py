@@ -11,7 +11,12 @@ from __future__ import annotations
 def target_from(spec: str, num_cores: int | None = None):
     """A ``tvm.target.Target`` from ``llvm``/``cuda`` or any target string/JSON TVM accepts.
 
-    Raises ``ValueError`` (not TVM's error) for a target TVM does not know.
+    ``llvm`` is this CPU with ``num_cores`` (default: all). ``cuda`` is the GPU present, with the
+    limits MetaSchedule's GPU rules read (threads and shared memory per block, arch) taken from
+    the device: TVM's plain ``Target("cuda")`` has no such limits and fails inside the search.
+
+    Raises ``ValueError`` (not TVM's error) for a target TVM does not know, and for ``cuda``
+    when no CUDA device is present.
     """
     import tvm
 
@@ -19,6 +24,13 @@ def target_from(spec: str, num_cores: int | None = None):
         import os
 
         return tvm.target.Target({"kind": "llvm", "num-cores": num_cores or os.cpu_count() or 1})
+    if spec == "cuda":
+        if not tvm.cuda(0).exist:
+            raise ValueError("target 'cuda' takes its limits from the GPU, and no CUDA device is "
+                             "present; name the GPU instead, e.g. nvidia/nvidia-h100, or give "
+                             "a JSON target with max_threads_per_block and "
+                             "max_shared_memory_per_block")  # fmt: skip
+        return tvm.target.Target.from_device(tvm.cuda(0))
     try:
         return tvm.target.Target(spec)
     except Exception as err:  # noqa: BLE001 - TVM raises its own error types

@@ -1,0 +1,42 @@
+"""Targets from the command line, and random candidates of a design space."""
+
+import pytest
+import tvm
+
+from tvm_gnn.sampling import sample_candidates, target_from
+
+from .conftest import matmul64
+
+
+def test_llvm_target_counts_the_cores_asked_for():
+    target = target_from("llvm", num_cores=3)
+    assert target.kind.name == "llvm" and int(target.attrs["num-cores"]) == 3
+
+
+def test_unknown_target_is_a_value_error_naming_it():
+    with pytest.raises(ValueError, match="unknown target 'tpu-9000'"):
+        target_from("tpu-9000")
+
+
+def test_cuda_target_carries_the_limits_metaschedule_needs_or_says_why_not():
+    if not tvm.cuda(0).exist:
+        with pytest.raises(ValueError, match="no CUDA device is present.*nvidia/nvidia-h100"):
+            target_from("cuda")
+        return
+    target = target_from("cuda")
+    assert target.kind.name == "cuda" and str(target.attrs["arch"]).startswith("sm_")
+    assert int(target.attrs["max_threads_per_block"]) > 0
+    assert int(target.attrs["max_shared_memory_per_block"]) > 0
+
+
+def test_a_gpu_tag_works_without_a_gpu():
+    target = target_from("nvidia/nvidia-h100")
+    assert target.kind.name == "cuda" and int(target.attrs["max_threads_per_block"]) == 1024
+
+
+def test_candidates_are_reproducible_under_a_seed(llvm_target):
+    mod = tvm.IRModule({"main": matmul64})
+    _, first = sample_candidates(mod, llvm_target, 4, seed=7)
+    _, again = sample_candidates(mod, llvm_target, 4, seed=7)
+    assert len(first) == 4
+    assert [str(c.sch.trace) for c in first] == [str(c.sch.trace) for c in again]
