@@ -38,10 +38,13 @@ def target_from(spec: str, num_cores: int | None = None):
 
 
 def sample_candidates(mod, target, n: int, seed: int = 0, num_threads: int | None = None):
-    """``n`` post-processed random candidates of ``mod`` for ``target``.
+    """``n`` post-processed random candidates of ``mod`` for ``target``, the same for the same seed.
 
-    ``num_threads`` (default: all cores) is the context's thread count, which MetaSchedule's
-    own feature extraction (XGBModel's) uses.
+    The candidates are drawn on one thread: MetaSchedule's ``ReplayTrace`` gives each thread its
+    own random state and hands out candidates to whichever thread is free, so with more threads
+    the same seed gives different candidates from run to run. ``num_threads`` (default: all
+    cores) is the thread count of the returned context, which MetaSchedule's own feature
+    extraction (XGBModel's) uses.
 
     Returns
     -------
@@ -53,23 +56,26 @@ def sample_candidates(mod, target, n: int, seed: int = 0, num_threads: int | Non
 
     from tvm.s_tir import meta_schedule as ms
 
-    ctx = ms.TuneContext(
+    sampler = ms.TuneContext(
         mod=mod,
         target=target,
         space_generator="post-order-apply",
         search_strategy="replay-trace",
         task_name="sample",
-        num_threads=num_threads or os.cpu_count() or 1,
+        num_threads=1,
         rand_state=seed,
     )
-    spaces = ctx.generate_design_space()
-    ctx.pre_tuning(
+    spaces = sampler.generate_design_space()
+    sampler.pre_tuning(
         max_trials=n,
         num_trials_per_iter=n,
         design_spaces=spaces,
         database=ms.database.MemoryDatabase(),
         cost_model=ms.cost_model.RandomModel(),
     )
-    cands = ctx.search_strategy.generate_measure_candidates() or []
-    ctx.post_tuning()
+    cands = sampler.search_strategy.generate_measure_candidates() or []
+    sampler.post_tuning()
+    ctx = ms.TuneContext(mod=mod, target=target, space_generator="post-order-apply",
+                         task_name="sample", num_threads=num_threads or os.cpu_count() or 1,
+                         rand_state=seed)  # fmt: skip
     return ctx, list(cands)
