@@ -112,6 +112,59 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):
     assert len(set(keys)) == len(keys), why  # nothing measured twice
 
 
+def test_resume_in_the_uniform_phase_measures_only_what_is_missing(tmp_path, llvm_target):
+    cfg = CollectConfig(trials_per_task=6, uniform_fraction=1.0, batch_size=3)
+    first = collect_network("u", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[_tiny_task()],
+                            progress=False)  # fmt: skip
+    assert first["measured"] == 6
+    record_file = _db_folder(tmp_path, "u") / dbfile.RECORD_FILE
+    lines = record_file.read_text().splitlines(keepends=True)
+    record_file.write_text("".join(lines[:3]))  # as if killed after the first batch
+    again = collect_network("u", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[_tiny_task()],
+                            progress=False)  # fmt: skip
+    assert again["measured"] == 3 and again["records"] == 6
+    traces = [json.dumps(r.trace) for r in dbfile.read_records(record_file.parent).records]
+    # the same seed re-drew the same six programs; the three recorded ones were skipped
+    assert traces == [json.dumps(json.loads(line)[1][0]) for line in lines]
+
+
+def test_a_program_the_database_holds_is_measured_but_not_recorded_again(small_db, tmp_path,
+                                                                        llvm_target):  # fmt: skip
+    """The evolutionary phase's commit callback: MetaSchedule's search re-proposes recorded programs."""
+    import tvm_ffi
+
+    from tvm_gnn.builder import make_builder
+    from tvm_gnn.collect import _commit_new_class, _existing, _record_key
+    from tvm_gnn.sampling import sample_candidates
+
+    folder = tmp_path / "db"
+    folder.mkdir()
+    for f in (dbfile.WORKLOAD_FILE, dbfile.RECORD_FILE):
+        (folder / f).write_text((small_db / f).read_text())
+    _, mod, _ = _tiny_task()
+    db = ms.database.JSONDatabase(work_dir=str(folder))
+    workload = db.commit_workload(mod)
+    counts, keys, _ = _existing(folder)
+    seen = set(keys[str(tvm_ffi.structural_hash(mod))])
+    _, recorded = sample_candidates(mod, llvm_target, 3, seed=0)  # small_db's uniform samples
+    assert all(_record_key(c.sch.trace, workload) in seen for c in recorded)
+    _, drawn = sample_candidates(mod, llvm_target, 6, seed=99)
+    fresh = {_record_key(c.sch.trace, workload): c for c in drawn}
+    fresh = [c for k, c in fresh.items() if k not in seen][:2]
+    assert fresh, "seed 99 drew only recorded programs"
+    cands = [recorded[0], *fresh, recorded[1]]
+    built = make_builder().build([ms.builder.BuilderInput(c.sch.mod, llvm_target) for c in cands])
+    runs = make_runner(FAST_MEASURE).run(
+        [ms.runner.RunnerInput(b.artifact_path, "cpu", c.args_info) for b, c in zip(built, cands)])
+    commit = _commit_new_class()(db, workload, llvm_target, seen)
+    scheduler = ms.task_scheduler.TaskScheduler.create("round-robin")
+    commit.apply(scheduler, 0, cands, built, [r.result() for r in runs])
+    assert (commit.proposed, commit.new, commit.repeats, commit.failed) == (4, len(fresh), 2, 0)
+    scan = dbfile.read_records(folder)
+    assert len(scan.records) == 6 + len(fresh)
+    assert len({json.dumps(r.trace) for r in scan.records}) == len(scan.records)
+
+
 def test_rpc_tracker_with_two_servers(tmp_path, llvm_target):
     from tvm.rpc.server import Server
     from tvm.rpc.tracker import Tracker

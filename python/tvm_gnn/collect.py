@@ -11,13 +11,15 @@ For each task of a network, ``trials_per_task`` candidates are measured:
 Records go into one standard JSON database per network and hardware
 (``OUT/<hardware>/<network>/database_*.json``, loadable by ``ms.database.JSONDatabase``), committed
 after every measured batch. Killed at any point and run again with the same arguments, it resumes:
-measured records are never lost, and never measured twice (uniform samples are deterministic and
-skipped when already recorded; evolutionary search skips what the database holds).
+measured records are never lost, and never recorded twice: uniform samples are deterministic and
+skipped when already recorded, and a program the evolutionary search proposes again is measured but
+not recorded (``_commit_new_class``).
 """
 
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import logging
 import os
@@ -137,7 +139,20 @@ def make_runner(measure: MeasureConfig, rpc_tracker: str | None = None, rpc_key:
 
 
 def _trace_key(trace_json) -> str:
-    return json.dumps(trace_json, separators=(",", ":"))
+    """One string per trace, whether read from a database line or made by ``TuningRecord.as_json``.
+
+    The two differ in booleans: the JSON TVM writes has ``[1,0]`` where ``as_json`` gives
+    ``[true,false]`` (``Split``'s flags), so booleans are written as integers here.
+    """
+
+    def canonical(x):
+        if isinstance(x, bool):
+            return int(x)
+        if isinstance(x, list):
+            return [canonical(v) for v in x]
+        return x
+
+    return json.dumps(canonical(json.loads(json.dumps(trace_json))), separators=(",", ":"))
 
 
 def _existing(folder: Path):
@@ -174,6 +189,13 @@ def _measure_batch(cands, target, builder, runner):
     return results
 
 
+def _record_key(trace, workload) -> str:
+    """The trace of a candidate as its database line holds it (the key of ``_existing``)."""
+    from tvm.s_tir import meta_schedule as ms
+
+    return _trace_key(ms.database.TuningRecord(trace=trace, workload=workload).as_json()[0])
+
+
 def _commit(db, workload, target, cands, results) -> int:
     from tvm.s_tir import meta_schedule as ms
 
@@ -188,6 +210,53 @@ def _commit(db, workload, target, cands, results) -> int:
     return failed
 
 
+@functools.cache
+def _commit_new_class():
+    """``CommitNew``, a MetaSchedule measure callback (defined on first use: TVM loads lazily)."""
+    from tvm.s_tir import meta_schedule as ms
+    from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
+    from tvm.ir.utils import derived_object
+
+    @derived_object
+    class CommitNew(PyMeasureCallback):
+        """MetaSchedule's ``AddToDatabase``, less the programs the database already holds.
+
+        A fresh ``EvolutionarySearch`` avoids only what it measured itself (TVM leaves "add
+        records from the database to avoid re-measuring" as a TODO in ``evolutionary_search.cc``),
+        so after the uniform phase, or when a killed collection resumes, it proposes recorded
+        programs again. Their measurements are counted in ``repeats`` and not recorded.
+        """
+
+        def __init__(self, db, workload, target, seen: set, bar=None):
+            self.db, self.workload, self.target, self.bar = db, workload, target, bar
+            self.seen = seen  # record keys (``_record_key``) of the task, shared with the caller
+            self.proposed = self.new = self.failed = self.repeats = 0
+
+        def apply(self, task_scheduler, task_id, measure_candidates, builder_results,
+                  runner_results):  # fmt: skip
+            self.proposed += len(measure_candidates)
+            new, results = [], []
+            for c, b, r in zip(measure_candidates, builder_results, runner_results):
+                key = _record_key(c.sch.trace, self.workload)
+                if key in self.seen:
+                    self.repeats += 1
+                    continue
+                self.seen.add(key)
+                new.append(c)
+                results.append(r if b.error_msg is None else
+                               ms.runner.RunnerResult(run_secs=None, error_msg=b.error_msg))
+            self.failed += _commit(self.db, self.workload, self.target, new, results)
+            self.new += len(new)
+            if self.bar is not None:
+                self.bar.update(len(new))
+
+    return CommitNew
+
+
+#: Evolutionary searches per task and run at most; each new one starts from another seed.
+EVOLUTION_ROUNDS = 3
+
+
 def collect_task(task_name, mod, folder: Path, target, cfg: CollectConfig, builder, runner,
                  bar=None, task_index: int = 0, db=None, existing=None) -> dict:  # fmt: skip
     """Measure one task up to ``cfg.trials_per_task`` records; returns counts.
@@ -199,10 +268,9 @@ def collect_task(task_name, mod, folder: Path, target, cfg: CollectConfig, build
     from tvm.s_tir import meta_schedule as ms
 
     from .sampling import sample_candidates
-    from .tune import ProgressCallback
 
     shash = str(tvm_ffi.structural_hash(mod))
-    done = {"task": task_name, "shash": shash, "measured": 0, "failed": 0}
+    done = {"task": task_name, "shash": shash, "measured": 0, "failed": 0, "repeats": 0}
     exhausted = _read_exhausted(folder)
     if shash in exhausted:
         return done  # an earlier run found every program of this design space
@@ -212,54 +280,65 @@ def collect_task(task_name, mod, folder: Path, target, cfg: CollectConfig, build
         return done
     db = db or ms.database.JSONDatabase(work_dir=str(folder))
     workload = db.commit_workload(mod)
+    seen = set(keys.get(shash, set()))  # the traces this task's records hold
     # 1. uniform samples: deterministic per (seed, task), so a rerun skips what is recorded
     n_uniform = round(cfg.trials_per_task * cfg.uniform_fraction)
     if have < n_uniform:
         ctx, cands = sample_candidates(mod, target, n_uniform, seed=cfg.seed * 7919 + task_index)
-        seen = set(keys.get(shash, set()))
-        todo = []
+        todo, keyed = [], set()
         for c in cands:
             # A small design space (an elementwise op has one schedule) makes the sampler return
             # the same trace again and again: measure each once.
-            key = _trace_key(ms.database.TuningRecord(trace=c.sch.trace, workload=workload)
-                             .as_json()[0])  # fmt: skip
-            if key not in seen:
-                seen.add(key)
-                todo.append(c)
+            key = _record_key(c.sch.trace, workload)
+            if key not in seen and key not in keyed:
+                keyed.add(key)
+                todo.append((key, c))
         todo = todo[: n_uniform - have]
         for i in range(0, len(todo), cfg.batch_size):
-            batch = todo[i : i + cfg.batch_size]
+            batch = [c for _, c in todo[i : i + cfg.batch_size]]
             results = _measure_batch(batch, target, builder, runner)
             done["failed"] += _commit(db, workload, target, batch, results)
+            seen.update(key for key, _ in todo[i : i + cfg.batch_size])
             done["measured"] += len(batch)
             have += len(batch)
             if bar is not None:
                 bar.update(len(batch))
     # 2. evolutionary search for the rest, into the same database
-    rest = cfg.trials_per_task - have
-    if rest > 0:
-        callback = ProgressCallback(rest, enabled=False)
-        if bar is not None:
-            callback.bar.close()
-            callback.bar = bar
-        work_dir = folder / "ms_logs"
+    for search in range(EVOLUTION_ROUNDS):
+        rest = cfg.trials_per_task - have
+        if rest <= 0:
+            break
+        commit = _commit_new_class()(db, workload, target, seen, bar)
         ctx = ms.TuneContext(
             mod=mod, target=target, space_generator="post-order-apply",
             search_strategy="evolutionary", task_name=task_name,
-            rand_state=cfg.seed * 7919 + task_index, num_threads=os.cpu_count() or 1,
+            rand_state=_search_seed(cfg.seed, task_index, search),
+            num_threads=os.cpu_count() or 1,
         ).clone()  # fmt: skip
         ms.tune.tune_tasks(
-            tasks=[ctx], task_weights=[1.0], work_dir=str(work_dir), max_trials_global=rest,
-            num_trials_per_iter=min(cfg.batch_size, rest), builder=builder, runner=runner,
-            database=db, cost_model="xgb",
-            measure_callbacks=[*ms.measure_callback.MeasureCallback.create("default"), callback],
+            tasks=[ctx], task_weights=[1.0], work_dir=str(folder / "ms_logs"),
+            max_trials_global=rest, num_trials_per_iter=min(cfg.batch_size, rest),
+            builder=builder, runner=runner, database=db, cost_model="xgb",
+            measure_callbacks=[commit, ms.measure_callback.RemoveBuildArtifact(),
+                               ms.measure_callback.UpdateCostModel()],
         )  # fmt: skip
-        done["measured"] += len(callback.history)
-        done["failed"] += callback.errors
-        if len(callback.history) < rest:
+        done["measured"] += commit.new
+        done["failed"] += commit.failed
+        done["repeats"] += commit.repeats
+        have += commit.new
+        if commit.proposed < rest:
             # The search stops early only when it finds no program it has not measured.
             _write_json(folder / EXHAUSTED_FILE, sorted(exhausted | {shash}))
+            break
+        if commit.new == 0:
+            break  # everything it proposed was recorded already; a rerun may try again
     return done
+
+
+def _search_seed(seed: int, task_index: int, search: int) -> int:
+    """The evolutionary search's seed: apart from the uniform sampler's (``seed * 7919 + task``),
+    whose single-threaded draws the search's first thread would otherwise repeat."""
+    return seed * 7919 + task_index + 104729 * (search + 1)
 
 
 #: Workloads (structural hashes) whose design space was measured completely, so reruns skip them.
@@ -325,7 +404,8 @@ def collect_network(network: str, out_root, target, cfg: CollectConfig, measure:
     builder = make_builder(timeout_sec=measure.build_timeout_sec)
     runner = runner or make_runner(measure)
     summary = {"network": network, "folder": str(folder), "tasks": len(tasks), "measured": 0,
-               "failed": 0, "corrupt_lines_skipped": len(problems)}  # fmt: skip
+               "failed": 0, "repeats_not_recorded": 0,
+               "corrupt_lines_skipped": len(problems)}  # fmt: skip
     from tvm.s_tir import meta_schedule as ms
 
     db = ms.database.JSONDatabase(work_dir=str(folder))
@@ -335,6 +415,7 @@ def collect_network(network: str, out_root, target, cfg: CollectConfig, measure:
                                existing)  # fmt: skip
             summary["measured"] += got["measured"]
             summary["failed"] += got["failed"]
+            summary["repeats_not_recorded"] += got["repeats"]
     scan = dbfile.read_records(folder)
     summary["records"] = len(scan.records)
     summary["invalid_latencies_rejected"] = len(scan.invalid_latency)
