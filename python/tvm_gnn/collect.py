@@ -213,9 +213,9 @@ def _commit(db, workload, target, cands, results) -> int:
 @functools.cache
 def _commit_new_class():
     """``CommitNew``, a MetaSchedule measure callback (defined on first use: TVM loads lazily)."""
+    from tvm.ir.utils import derived_object
     from tvm.s_tir import meta_schedule as ms
     from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
-    from tvm.ir.utils import derived_object
 
     @derived_object
     class CommitNew(PyMeasureCallback):
@@ -231,6 +231,7 @@ def _commit_new_class():
             self.db, self.workload, self.target, self.bar = db, workload, target, bar
             self.seen = seen  # record keys (``_record_key``) of the task, shared with the caller
             self.proposed = self.new = self.failed = self.repeats = 0
+            self.best = float("inf")  # seconds, shown on the bar
 
         def apply(self, task_scheduler, task_id, measure_candidates, builder_results,
                   runner_results):  # fmt: skip
@@ -247,8 +248,13 @@ def _commit_new_class():
                                ms.runner.RunnerResult(run_secs=None, error_msg=b.error_msg))
             self.failed += _commit(self.db, self.workload, self.target, new, results)
             self.new += len(new)
+            for r in results:
+                if r.error_msg is None and r.run_secs:
+                    self.best = min(self.best, sum(map(float, r.run_secs)) / len(r.run_secs))
             if self.bar is not None:
                 self.bar.update(len(new))
+                if self.best < float("inf"):
+                    self.bar.set_postfix(best=f"{self.best * 1e3:.3f} ms", errors=self.failed)
 
     return CommitNew
 
