@@ -217,6 +217,8 @@ def _commit_new_class():
     from tvm.s_tir import meta_schedule as ms
     from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
 
+    from .tune import measured_latency
+
     @derived_object
     class CommitNew(PyMeasureCallback):
         """MetaSchedule's ``AddToDatabase``, less the programs the database already holds.
@@ -246,11 +248,11 @@ def _commit_new_class():
                 new.append(c)
                 results.append(r if b.error_msg is None else
                                ms.runner.RunnerResult(run_secs=None, error_msg=b.error_msg))
+                latency = measured_latency(b, r)
+                if latency is not None:
+                    self.best = min(self.best, latency)
             self.failed += _commit(self.db, self.workload, self.target, new, results)
             self.new += len(new)
-            for r in results:
-                if r.error_msg is None and r.run_secs:
-                    self.best = min(self.best, sum(map(float, r.run_secs)) / len(r.run_secs))
             if self.bar is not None:
                 self.bar.update(len(new))
                 if self.best < float("inf"):
