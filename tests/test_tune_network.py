@@ -34,6 +34,11 @@ def test_tune_tiny_network_end_to_end(tmp_path):
     assert estimates and all(a >= b for a, b in zip(estimates, estimates[1:]))  # best-so-far
     assert (work / "database_tuning_record.json").stat().st_size > 0
     assert log["profile_seconds"]  # MetaSchedule's profiler scopes, e.g. the cost model's
+    # which weights the GNN started from: the shipped file, named by its hash
+    from tvm_gnn.cost_model import PRETRAINED
+
+    assert log["weights"]["path"] == str(PRETRAINED) and len(log["weights"]["sha256"]) == 64
+    assert "resnet18" not in log["weights"]["train_networks"]
     # the network as it stood after 4 and after all 12 trials: compiled, checked, timed
     budgets = json.loads((work / "budgets.json").read_text())
     assert budgets["compile_version"] == 2
@@ -120,3 +125,15 @@ def test_cuda_without_a_gpu_is_a_usage_error():
                            "--target", "cuda"], capture_output=True, text=True)  # fmt: skip
     assert proc.returncode == 2 and "no CUDA device is present" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_weights_provenance_names_the_weights_where_a_model_uses_them():
+    import hashlib
+
+    from tvm_gnn.cost_model import PRETRAINED
+    from tvm_gnn.tune_network import weights_provenance
+
+    assert weights_provenance("xgb") is None and weights_provenance("random") is None
+    info = weights_provenance("xgb-pretrained")  # trains on the weights' training networks
+    assert info["sha256"] == hashlib.sha256(PRETRAINED.read_bytes()).hexdigest()
+    assert info["hardware"] == "llvm-amd-epyc-2c" and info["train_networks"]

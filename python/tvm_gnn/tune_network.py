@@ -175,11 +175,32 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
            "cache_flush": cache_flush, "failed_trials": curve.errors,
            "untuned_functions": untuned, "curve": curve.curve, "profile_seconds": profile,
            "compile_version": COMPILE_VERSION, "cpu_count": os.cpu_count(), "cpu": cpu_model(),
-           "device": device_model(target), "tvm_version": tvm.__version__}  # fmt: skip
+           "device": device_model(target), "tvm_version": tvm.__version__,
+           "weights": weights_provenance(cost_model, checkpoint)}  # fmt: skip
     tmp = work_dir / "tune_log.json.tmp"
     tmp.write_text(json.dumps(log, indent=1))
     os.replace(tmp, work_dir / "tune_log.json")
     return result
+
+
+def weights_provenance(cost_model, checkpoint=None) -> dict | None:
+    """Which GNN weights a run started from: path, SHA-256 and the networks they were trained on.
+
+    ``gnn`` starts from them and ``xgb-pretrained`` trains on their training networks' records, so
+    a run's log must say which weights it used: the shipped weights change as the dataset grows.
+    None for cost models that use no weights.
+    """
+    if cost_model not in ("gnn", "xgb-pretrained"):
+        return None
+    import hashlib
+
+    from . import checkpoint as ckpt
+    from .cost_model import PRETRAINED
+
+    path = Path(checkpoint or PRETRAINED)
+    info = ckpt.load(path)[2]
+    return {"path": str(path), "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+            "hardware": info.get("hardware"), "train_networks": info.get("train_networks")}
 
 
 def reference_network(network: str, seed: int):
