@@ -96,9 +96,15 @@ def run_all(args, budgets: list[int]) -> list[dict]:
     does not have them (a clean clone).
     """
     from tvm_gnn.sampling import target_from
-    from tvm_gnn.tune_network import latency_at_budgets, read_budgets, tune_network
+    from tvm_gnn.tune_network import (
+        latency_at_budgets,
+        read_budgets,
+        tune_network,
+        weights_provenance,
+    )
 
     target = target_from(args.target, args.num_cores)
+    wanted = weights_provenance("gnn", args.checkpoint)["sha256"]
     logs = []
     for net in args.networks:
         for model in args.models:
@@ -115,7 +121,8 @@ def run_all(args, budgets: list[int]) -> list[dict]:
                     print(f"== {net} / {model} / seed {seed}: {args.trials} trials", flush=True)
                     tune_network(net, model, args.trials, target, work, seed=seed,
                                  repeats=args.repeats, trials_per_iter=args.trials_per_iter,
-                                 data=args.data, cache_flush=args.cache_flush)  # fmt: skip
+                                 data=args.data, cache_flush=args.cache_flush,
+                                 checkpoint=args.checkpoint)  # fmt: skip
                 if not log.exists():
                     continue
                 entry = json.loads(log.read_text())
@@ -124,6 +131,12 @@ def run_all(args, budgets: list[int]) -> list[dict]:
                     raise SystemExit(f"{work} holds a run that timed candidates {how}: "
                                      "--cache-flush runs and warm runs need their own --runs "
                                      "and --archive folders")  # fmt: skip
+                used = (entry.get("weights") or {}).get("sha256")
+                if used and used != wanted and not args.report_only:
+                    raise SystemExit(f"{work} holds a run that started from other GNN weights "
+                                     f"(SHA-256 {used[:12]}, these are {wanted[:12]}): pass the "
+                                     "weights it used with --checkpoint, or give the new weights "
+                                     "their own --runs and --archive folders")  # fmt: skip
                 if args.report_only:
                     at = read_budgets(work)
                 else:
@@ -438,6 +451,10 @@ def main() -> None:
                    help="where runs are tuned (default: tune_runs/bench)")
     p.add_argument("--data", default=str(ROOT / "data"),
                    help="dataset that xgb-pretrained trains on (default: data/)")
+    p.add_argument("--checkpoint", default=None,
+                   help="GNN weights that gnn starts from and whose training networks "
+                        "xgb-pretrained trains on (default: the shipped weights); finished runs "
+                        "that used other weights are refused, never mixed")
     p.add_argument("--target", default="llvm",
                    help="TVM target (default llvm); runs on another target get their own folders "
                         "and docs section, e.g. --target nvidia/nvidia-h100")
@@ -448,7 +465,14 @@ def main() -> None:
     p.add_argument("--report-only", action="store_true", help="only summarize existing runs")
     p.add_argument("--no-write", action="store_true", help="print, do not touch docs/")
     args = p.parse_args()
+    from tvm_gnn.checkpoint import CheckpointError, load
     from tvm_gnn.sampling import target_from
+
+    if args.checkpoint is not None:
+        try:
+            load(args.checkpoint)
+        except CheckpointError as err:
+            raise SystemExit(str(err)) from None
 
     target = target_from(args.target, args.num_cores)
     kind = target.kind.name
@@ -476,6 +500,7 @@ def main() -> None:
                f"{args.repeats} --rounds {args.rounds}"
                + (f" --budgets {' '.join(map(str, budgets))}" if args.budgets else "")
                + ("" if kind == "llvm" else f" --target {args.target}")
+               + (f" --checkpoint {args.checkpoint}" if args.checkpoint else "")
                + (" --cache-flush" if args.cache_flush else ""))  # fmt: skip
     timed = ("" if kind == "llvm" else f", target `{args.target}`") \
         + (", candidates timed cold (`--cache-flush`)" if args.cache_flush else "")
