@@ -106,21 +106,25 @@ def cmd_featurize(args) -> int:
 
 # -- collect -------------------------------------------------------------------------------------
 def _network_names(values: list[str]) -> list[str]:
-    from .networks import HELD_OUT, NETWORKS
+    from .networks import HELD_OUT, NETWORKS, SYNTHETIC
 
+    real = [n for n in NETWORKS if n != "tiny_cnn"]
     names = []
     for v in values:
         if v == "all":
-            names += [n for n in NETWORKS if n != "tiny_cnn"]
+            names += real + list(SYNTHETIC)
         elif v == "held-out":
             names += list(HELD_OUT)
         elif v == "training":
-            names += [n for n in NETWORKS if n not in HELD_OUT and n != "tiny_cnn"]
-        elif v in NETWORKS:
+            names += [n for n in real if n not in HELD_OUT] + list(SYNTHETIC)
+        elif v == "synthetic":
+            names += list(SYNTHETIC)
+        elif v in NETWORKS or v in SYNTHETIC:
             names.append(v)
         else:
-            raise UsageError(f"unknown network {v!r}; choose from {', '.join(NETWORKS)}, "
-                             "or all, held-out, training")  # fmt: skip
+            raise UsageError(f"unknown network {v!r}; choose from "
+                             f"{', '.join([*NETWORKS, *SYNTHETIC])}, or all, held-out, training, "
+                             "synthetic")  # fmt: skip
     return list(dict.fromkeys(names))
 
 
@@ -425,8 +429,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("collect", help="measure real network tasks into JSON databases",
                        description=cmd_collect.__doc__)
     p.add_argument("--network", nargs="+", default=["all"],
-                   help="networks: names from tvm_gnn.networks, or all, held-out, training "
-                        "(default: all)")
+                   help="networks and synthetic operator families (tvm_gnn.networks: NETWORKS, "
+                        "SYNTHETIC), or all, held-out, training (the networks not held out, and "
+                        "the synthetic families), synthetic (default: all)")
     p.add_argument("--out", default="data", help="dataset root (default: data)")
     p.add_argument("--trials-per-task", type=_positive_int, default=48,
                    help="measured candidates per task, failures included (default: 48)")
