@@ -95,6 +95,7 @@ def run_all(args, budgets: list[int]) -> list[dict]:
     ``--report-only`` reads runs from ``--runs``, or from the committed archive where ``--runs``
     does not have them (a clean clone).
     """
+    from tvm_gnn.checkpoint import CheckpointError
     from tvm_gnn.sampling import target_from
     from tvm_gnn.tune_network import (
         latency_at_budgets,
@@ -104,7 +105,10 @@ def run_all(args, budgets: list[int]) -> list[dict]:
     )
 
     target = target_from(args.target, args.num_cores)
-    wanted = weights_provenance("gnn", args.checkpoint)["sha256"]
+    try:
+        wanted = weights_provenance("gnn", args.checkpoint)["sha256"]
+    except CheckpointError as err:
+        raise SystemExit(str(err)) from None
     logs = []
     for net in args.networks:
         for model in args.models:
@@ -465,14 +469,7 @@ def main() -> None:
     p.add_argument("--report-only", action="store_true", help="only summarize existing runs")
     p.add_argument("--no-write", action="store_true", help="print, do not touch docs/")
     args = p.parse_args()
-    from tvm_gnn.checkpoint import CheckpointError, load
     from tvm_gnn.sampling import target_from
-
-    if args.checkpoint is not None:
-        try:
-            load(args.checkpoint)
-        except CheckpointError as err:
-            raise SystemExit(str(err)) from None
 
     target = target_from(args.target, args.num_cores)
     kind = target.kind.name

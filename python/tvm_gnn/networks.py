@@ -113,12 +113,14 @@ SYNTHETIC: dict[str, tuple[tuple[int, ...], ...]] = {
 def synthetic_module(name: str):
     """The Relax module of a synthetic family: ``main`` applies each shape's operator to its own
     inputs, so that MetaSchedule extracts one task per shape."""
+    from functools import partial
+
     from tvm import relax
 
     if name not in SYNTHETIC:
         raise ValueError(f"unknown synthetic family {name!r}; choose one of {sorted(SYNTHETIC)}")
     op = name.removeprefix("synthetic_")
-    params, calls = [], []
+    params, ops = [], []
     for i, shape in enumerate(SYNTHETIC[name]):
         if op == "matmul":
             m, n, k = shape
@@ -129,20 +131,19 @@ def synthetic_module(name: str):
         elif op == "conv2d":
             c, h, o, k, st = shape
             shapes = [(1, c, h, h), (o, c, k, k)]
-            make = lambda x, w, k=k, st=st: relax.op.nn.conv2d(x, w, st, k // 2)  # noqa: E731
+            make = partial(relax.op.nn.conv2d, strides=st, padding=k // 2)
         else:
             c, h, k, st = shape
             shapes = [(1, c, h, h), (c, 1, k, k)]
-            make = lambda x, w, k=k, st=st, c=c: relax.op.nn.conv2d(  # noqa: E731
-                x, w, st, k // 2, groups=c)
+            make = partial(relax.op.nn.conv2d, strides=st, padding=k // 2, groups=c)
         args = [relax.Var(f"{op}{i}_{j}", relax.TensorType(sh, "float32"))
                 for j, sh in enumerate(shapes)]  # fmt: skip
         params += args
-        calls.append(lambda bb, make=make, args=args: bb.emit(make(*args)))
+        ops.append((make, args))
     bb = relax.BlockBuilder()
     with bb.function("main", params):
         with bb.dataflow():
-            out = bb.emit_output(relax.Tuple([call(bb) for call in calls]))
+            out = bb.emit_output(relax.Tuple([bb.emit(make(*args)) for make, args in ops]))
         bb.emit_func_output(out)
     return relax.get_pipeline("zero")(bb.get())
 

@@ -152,6 +152,7 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
     weights = {i: float(t.weight) for i, t in enumerate(tasks)}
     logger.info("%s: %d tasks", network, len(tasks))
     cm = make_cost_model(cost_model, seed=seed, checkpoint=checkpoint, data=data)  # fails first
+    gnn_weights = weights_provenance(cost_model, checkpoint)  # the file as tuning starts from it
     work_dir.mkdir(parents=True, exist_ok=True)
     set_aside_previous_run(work_dir)
     curve = CurveCallback(weights, trials, progress)
@@ -176,7 +177,7 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
            "untuned_functions": untuned, "curve": curve.curve, "profile_seconds": profile,
            "compile_version": COMPILE_VERSION, "cpu_count": os.cpu_count(), "cpu": cpu_model(),
            "device": device_model(target), "tvm_version": tvm.__version__,
-           "weights": weights_provenance(cost_model, checkpoint)}  # fmt: skip
+           "weights": gnn_weights}  # fmt: skip
     tmp = work_dir / "tune_log.json.tmp"
     tmp.write_text(json.dumps(log, indent=1))
     os.replace(tmp, work_dir / "tune_log.json")
