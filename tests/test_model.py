@@ -17,11 +17,12 @@ def _config(**kw):
     return GNNConfig(num_node_types=len(NODE_TYPES), num_features=graph.NUM_FEATURES, **kw)
 
 
-@pytest.mark.parametrize("topk", [True, False])
+@pytest.mark.parametrize("topk,topk_at,pools", [(True, "every", 3), (True, "last", 1),
+                                                 (False, "every", 0)])  # fmt: skip
 @pytest.mark.parametrize("embedding", ["fasttext", "learned"])
-def test_forward_one_score_per_graph(topk, embedding):
+def test_forward_one_score_per_graph(topk, topk_at, pools, embedding):
     torch.manual_seed(0)
-    model = default_gnn(embedding, topk=topk).eval()
+    model = default_gnn(embedding, topk=topk, topk_at=topk_at).eval()
     graphs = [graph.featurize(add_one), graph.featurize(matmul4)] * 3
     batch = Batch.from_data_list(graphs)
     with torch.no_grad():
@@ -29,7 +30,7 @@ def test_forward_one_score_per_graph(topk, embedding):
     assert out.shape == (6,)
     assert torch.isfinite(out).all()
     assert torch.allclose(out[0], out[2]) and torch.allclose(out[1], out[3])  # batching-invariant
-    assert len(model.pools) == (3 if topk else 0)
+    assert len(model.pools) == pools
 
 
 def test_fasttext_embedding_is_frozen_and_learned_is_not():
@@ -44,6 +45,8 @@ def test_config_validation_and_round_trip():
     assert GNNConfig.from_dict(cfg.to_dict()) == cfg
     with pytest.raises(ValueError, match="fasttext"):
         _config(embedding="word2vec")
+    with pytest.raises(ValueError, match="topk_at"):
+        _config(topk_at="first")
     with pytest.raises(ValueError, match="pool_ratio"):
         _config(pool_ratio=0.0)
     with pytest.raises(ValueError, match="unknown GNNConfig fields"):

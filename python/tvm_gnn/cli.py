@@ -29,6 +29,17 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _fraction(text: str) -> float:
+    """A number in (0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {value}")
+    return value
+
+
 def _workload_name(text: str) -> str:
     from .workloads import WORKLOADS
 
@@ -236,7 +247,8 @@ def cmd_train(args) -> int:
 
     config = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
                          mse_weight=args.mse_weight, patience=args.patience, seed=args.seed)
-    overrides = {"topk": not args.no_topk, "hidden": args.hidden, "norm": not args.no_norm}
+    overrides = {"topk": not args.no_topk, "topk_at": args.topk_at, "pool_ratio": args.pool_ratio,
+                 "hidden": args.hidden, "norm": not args.no_norm}  # fmt: skip
     run = train_on_dataset(args.data, hardware=args.hardware, held_out=args.held_out,
                            embedding=args.embedding, gnn_overrides=overrides, config=config,
                            val_fraction=args.val_fraction, cache_dir=args.cache_dir,
@@ -382,6 +394,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--embedding", choices=("fasttext", "learned"), default="fasttext",
                    help="node-type embedding (default: fasttext, frozen)")
     p.add_argument("--no-topk", action="store_true", help="no TopK pooling (ablation)")
+    p.add_argument("--topk-at", choices=("every", "last"), default="last",
+                   help="TopK pooling once after the last message-passing layer, or after every "
+                        "one (default: last)")
+    p.add_argument("--pool-ratio", type=_fraction, default=0.8,
+                   help="share of nodes each TopK pooling keeps, in (0, 1] (default: 0.8)")
     p.add_argument("--no-norm", action="store_true",
                    help="no feature / layer normalization (ablation)")
     p.add_argument("--hidden", type=_positive_int, default=32,

@@ -1,5 +1,5 @@
 # Licensed under the Apache License, Version 2.0.
-"""The GNN: node-type embedding + numeric features -> 3x (GraphConv, TopKPooling) -> MLP head.
+"""The GNN: node-type embedding + numeric features -> 3x GraphConv, TopK pooling -> MLP head.
 
 Imports no ``tvm``: it works on ``torch_geometric`` batches, so it trains and tests offline.
 """
@@ -14,6 +14,7 @@ from torch import nn
 from torch_geometric.nn import GraphConv, TopKPooling, global_max_pool, global_mean_pool
 
 EMBEDDINGS = ("fasttext", "learned")
+TOPK_AT = ("every", "last")
 
 
 @dataclass(frozen=True)
@@ -26,9 +27,13 @@ class GNNConfig:
     embedding: Literal["fasttext", "learned"] = "fasttext"
     embed_dim: int = 32  # node-type embedding width (the FastText vector size)
     hidden: int = 32  # width of the message-passing layers (64 halves inference speed)
-    num_layers: int = 3  # GraphConv layers, each followed by a TopKPooling
-    topk: bool = True  # TopKPooling between layers; False keeps every node (ablation)
-    pool_ratio: float = 0.5  # fraction of nodes each TopKPooling keeps
+    num_layers: int = 3  # GraphConv layers
+    topk: bool = True  # TopKPooling; False keeps every node (ablation)
+    # "last": one TopKPooling, after the last GraphConv, so every message passing sees the whole
+    # program; "every": one after each GraphConv (hierarchical pooling, checkpoints before
+    # topk_at existed). Chosen on the validation split: docs/results.md, "Where TopK pools".
+    topk_at: Literal["every", "last"] = "last"
+    pool_ratio: float = 0.8  # fraction of nodes each TopKPooling keeps
     head_hidden: int = 64  # width of the MLP head
     dropout: float = 0.1  # dropout in the head, training only
     # BatchNorm on the numeric node features and LayerNorm after each message passing: the raw
@@ -38,6 +43,8 @@ class GNNConfig:
     def __post_init__(self):
         if self.embedding not in EMBEDDINGS:
             raise ValueError(f"unknown embedding {self.embedding!r}; choose one of {EMBEDDINGS}")
+        if self.topk_at not in TOPK_AT:
+            raise ValueError(f"unknown topk_at {self.topk_at!r}; choose one of {TOPK_AT}")
         if not 0.0 < self.pool_ratio <= 1.0:
             raise ValueError(f"pool_ratio must be in (0, 1], got {self.pool_ratio}")
         if self.num_layers < 1:
@@ -50,6 +57,7 @@ class GNNConfig:
     def from_dict(cls, d: dict) -> GNNConfig:
         known = {f.name for f in fields(cls)}
         unknown = set(d) - known
+        d = {"topk_at": "every", **d}  # written before topk_at existed: TopK after every layer
         if unknown:
             raise ValueError(f"unknown GNNConfig fields {sorted(unknown)}")
         return cls(**d)
@@ -87,8 +95,12 @@ class GNN(nn.Module):
         self.norms = nn.ModuleList(
             nn.LayerNorm(c.hidden) if c.norm else nn.Identity() for _ in range(c.num_layers)
         )
+        # pools[j] follows convs[pool_after[j]]
+        self.pool_after = (
+            [] if not c.topk else [c.num_layers - 1] if c.topk_at == "last" else list(range(c.num_layers))
+        )
         self.pools = nn.ModuleList(
-            TopKPooling(c.hidden, ratio=c.pool_ratio) for _ in range(c.num_layers if c.topk else 0)
+            TopKPooling(c.hidden, ratio=c.pool_ratio) for _ in self.pool_after
         )
         self.head = nn.Sequential(
             nn.Linear(2 * c.hidden, c.head_hidden),
@@ -104,8 +116,9 @@ class GNN(nn.Module):
         readout = 0
         for i, conv in enumerate(self.convs):
             h = torch.relu(self.norms[i](conv(h, edge_index)))  # [N_i, H]
-            if self.pools:
-                h, edge_index, _, batch, _, _ = self.pools[i](h, edge_index, batch=batch)
+            if i in self.pool_after:
+                pool = self.pools[self.pool_after.index(i)]
+                h, edge_index, _, batch, _, _ = pool(h, edge_index, batch=batch)
             mean = global_mean_pool(h, batch, size=num_graphs)  # [B, H]
             mx = global_max_pool(h, batch, size=num_graphs)  # [B, H]
             readout = readout + torch.cat([mean, mx], dim=-1)  # [B, 2H]
