@@ -77,7 +77,7 @@ def _db_folder(root: Path, network: str) -> Path:
 @pytest.fixture(scope="session")
 def small_db(tmp_path_factory, llvm_target):
     root = tmp_path_factory.mktemp("collect")
-    cfg = CollectConfig(trials_per_task=6, uniform_fraction=0.5, batch_size=3)
+    cfg = CollectConfig(trials_per_task=6, uniform_fraction=0.5, batch_size=3, population=64)
     summary = collect_network("unit", root, llvm_target, cfg, FAST_MEASURE, tasks=[_tiny_task()],
                               progress=False)  # fmt: skip
     assert summary["records"] == 6 and summary["failed"] == 0

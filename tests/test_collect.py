@@ -26,11 +26,12 @@ def test_records_are_a_loadable_metaschedule_database(small_db):
     assert manifest[0]["shash"] == dbfile.read_workload_hashes(small_db)[0]
     prov = json.loads((small_db / "provenance.jsonl").read_text().splitlines()[0])
     assert prov["measure"]["min_repeat_ms"] == 1 and prov["tvm_version"] and prov["cpu_model"]
+    assert prov["collect"]["population"] == 64  # the search settings, beside the measurement's
 
 
 def test_rerun_with_same_arguments_measures_nothing_new(small_db, llvm_target):
     before = (small_db / dbfile.RECORD_FILE).read_text()
-    cfg = CollectConfig(trials_per_task=6, uniform_fraction=0.5, batch_size=3)
+    cfg = CollectConfig(trials_per_task=6, uniform_fraction=0.5, batch_size=3, population=64)
     summary = collect_network("unit", small_db.parent.parent, llvm_target, cfg, FAST_MEASURE,
                               tasks=[_tiny_task()], progress=False)  # fmt: skip
     assert summary["measured"] == 0
@@ -74,7 +75,8 @@ def test_invalid_latencies_are_rejected_and_failures_kept(small_db, tmp_path):
 def _collect_cmd(out: Path):
     return [sys.executable, "-m", "tvm_gnn.cli", "collect", "--network", "tiny_cnn",
             "--out", str(out), "--max-tasks", "2", "--trials-per-task", "8", "--batch-size", "2",
-            "--number", "1", "--min-repeat-ms", "1", "--num-cores", "2"]  # fmt: skip
+            "--number", "1", "--min-repeat-ms", "1", "--num-cores", "2",
+            "--population", "64"]  # fmt: skip
 
 
 def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):
@@ -199,7 +201,8 @@ def test_bad_rpc_arguments():
 def test_collect_help_documents_every_option():
     out = subprocess.run([sys.executable, "-m", "tvm_gnn.cli", "collect", "--help"],
                          capture_output=True, text=True, check=True).stdout  # fmt: skip
-    for opt in ("--network", "--out", "--trials-per-task", "--uniform-fraction", "--batch-size",
+    for opt in ("--network", "--out", "--trials-per-task", "--uniform-fraction", "--population",
+                "--batch-size",
                 "--number", "--repeat", "--min-repeat-ms", "--cache-flush", "--rpc-tracker",
                 "--rpc-key", "--target", "--seed"):  # fmt: skip
         assert opt in out

@@ -49,7 +49,21 @@ def test_config_validation_and_round_trip():
         _config(topk_at="first")
     with pytest.raises(ValueError, match="pool_ratio"):
         _config(pool_ratio=0.0)
+    # a config written before topk_at existed pooled after every layer, and loads that way
+    old = {k: v for k, v in cfg.to_dict().items() if k != "topk_at"}
+    assert GNNConfig.from_dict(old).topk_at == "every"
     with pytest.raises(ValueError, match="unknown GNNConfig fields"):
         GNNConfig.from_dict({**cfg.to_dict(), "heads": 4})
     with pytest.raises(ValueError, match="shape"):
         GNN(cfg, torch.zeros(3, 3))
+
+
+def test_checkpoint_from_before_topk_at_loads_with_its_three_pools():
+    from pathlib import Path
+
+    from tvm_gnn import checkpoint
+
+    old = Path(__file__).resolve().parent.parent / "benchmarks" / "tuning-runs" / "weights"
+    (path,) = old.glob("gnn-*.pt")  # the weights docs/tuning.md's runs used
+    model, _, _ = checkpoint.load(path)
+    assert model.config.topk_at == "every" and len(model.pools) == 3

@@ -18,7 +18,8 @@ def test_tune_tiny_network_end_to_end(tmp_path):
         (work / name).write_text(text)
     proc = subprocess.run(
         [sys.executable, "-m", "tvm_gnn.cli", "tune", "--network", "tiny_cnn", "--trials", "12",
-         "--trials-per-iter", "2", "--cost-model", "gnn", "--repeats", "3", "--num-cores", "2",
+         "--trials-per-iter", "2", "--population", "64", "--cost-model", "gnn", "--repeats", "3",
+         "--num-cores", "2",
          "--work-dir", str(work), "--budgets", "4", "12"],
         capture_output=True, text=True, timeout=1200,
     )  # fmt: skip
@@ -26,6 +27,7 @@ def test_tune_tiny_network_end_to_end(tmp_path):
     assert "output matches PyTorch" in proc.stdout
     log = json.loads((work / "tune_log.json").read_text())
     assert log["network"] == "tiny_cnn" and log["cost_model"] == "gnn" and log["tasks"] == 6
+    assert (log["strategy"], log["population"]) == ("evolutionary", 64)
     assert log["untuned_functions"] == []  # the compiled network runs the tuned schedules
     assert len(log["latency_ms_runs"]) == 3 and 0 < log["latency_ms_median"] < 100
     trials = [p["trials"] for p in log["curve"]]

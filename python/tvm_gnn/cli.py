@@ -149,7 +149,8 @@ def cmd_collect(args) -> int:
     networks = _network_names(args.network)
     target = target_from(args.target, args.num_cores)
     cfg = CollectConfig(trials_per_task=args.trials_per_task, uniform_fraction=args.uniform_fraction,
-                        batch_size=args.batch_size, seed=args.seed, max_tasks=args.max_tasks)
+                        batch_size=args.batch_size, seed=args.seed, max_tasks=args.max_tasks,
+                        population=args.population)
     measure = MeasureConfig(number=args.number, repeat=args.repeat,
                             min_repeat_ms=args.min_repeat_ms, cache_flush=args.cache_flush)
     runner = make_runner(measure, args.rpc_tracker, args.rpc_key, args.rpc_workers) \
@@ -220,7 +221,7 @@ def cmd_tune(args) -> int:
         res = tune_network(args.network, args.cost_model, args.trials, target, work_dir,
                            seed=args.seed, checkpoint=args.checkpoint, data=args.data,
                            trials_per_iter=args.trials_per_iter, repeats=args.repeats,
-                           cache_flush=args.cache_flush)
+                           cache_flush=args.cache_flush, population=args.population)
         print(f"{res.network} ({res.cost_model}, {res.trials} trials): end-to-end "
               f"{res.latency_ms_median:.3f} ms (median of {len(res.latency_ms_runs)}), output "
               f"matches PyTorch; tuning took {res.tuning_seconds:.0f} s; log: {res.log_path}")
@@ -358,6 +359,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="measured trials over all tasks (default: 200)")
     p.add_argument("--trials-per-iter", type=_positive_int, default=32,
                    help="candidates measured per search iteration (default: 32)")
+    p.add_argument("--population", type=_positive_int, default=512,
+                   help="evolutionary search population; smaller is faster per iteration and "
+                        "searches less (default: 512, MetaSchedule's)")
     p.add_argument("--checkpoint", default=None, help="GNN weights to start from")
     p.add_argument("--data", default="data",
                    help="dataset that --cost-model xgb-pretrained trains on (default: data)")
@@ -455,6 +459,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--uniform-fraction", type=float, default=0.5,
                    help="share sampled uniformly from the design space; the rest comes from "
                         "evolutionary search (default: 0.5)")
+    p.add_argument("--population", type=_positive_int, default=512,
+                   help="population of that evolutionary search; smaller is faster and less "
+                        "thorough (default: 512, MetaSchedule's)")
     p.add_argument("--batch-size", type=_positive_int, default=16,
                    help="candidates per build/run batch, committed together (default: 16)")
     p.add_argument("--max-tasks", type=_positive_int, default=None,

@@ -53,12 +53,13 @@ class CollectConfig:
     batch_size: int = 16  # candidates built and run per batch (the commit granularity)
     seed: int = 0  # seeds sampling and search
     max_tasks: int | None = None  # only the first N tasks of each network (smoke runs)
+    population: int = 512  # the evolutionary search's population (MetaSchedule's default)
 
     def __post_init__(self):
         if not 0.0 <= self.uniform_fraction <= 1.0:
             raise ValueError(f"uniform_fraction must be in [0, 1], got {self.uniform_fraction}")
-        if self.trials_per_task < 1 or self.batch_size < 1:
-            raise ValueError("trials_per_task and batch_size must be positive")
+        if self.trials_per_task < 1 or self.batch_size < 1 or self.population < 1:
+            raise ValueError("trials_per_task, batch_size and population must be positive")
 
 
 def cpu_model() -> str:
@@ -319,7 +320,8 @@ def collect_task(task_name, mod, folder: Path, target, cfg: CollectConfig, build
         commit = _commit_new_class()(db, workload, target, seen, bar)
         ctx = ms.TuneContext(
             mod=mod, target=target, space_generator="post-order-apply",
-            search_strategy="evolutionary", task_name=task_name,
+            search_strategy=ms.search_strategy.EvolutionarySearch(population_size=cfg.population),
+            task_name=task_name,
             rand_state=_search_seed(cfg.seed, task_index, search),
             num_threads=os.cpu_count() or 1,
         ).clone()  # fmt: skip

@@ -119,12 +119,14 @@ class TuneResult:
 def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *, seed: int = 0,
                  checkpoint=None, trials_per_iter: int = 32, repeats: int = 10,
                  rtol: float = 1e-3, atol: float = 1e-4, progress: bool = True,
-                 strategy: str = "evolutionary", data="data",
+                 strategy: str = "evolutionary", population: int = 512, data="data",
                  cache_flush: bool = False) -> TuneResult:  # fmt: skip
     """Tune, compile, check and time one network; write ``work_dir/tune_log.json``.
 
     ``strategy`` is MetaSchedule's search strategy: ``evolutionary`` (what tuning uses) or
-    ``replay-trace`` (random sampling, no search: quick checks). ``data`` is the dataset that
+    ``replay-trace`` (random sampling, no search: quick checks); ``population`` is the
+    evolutionary search's population (MetaSchedule's default, 512; smaller searches faster and
+    worse: tests and smoke runs). ``data`` is the dataset that
     ``xgb-pretrained`` trains on. ``cache_flush`` times every candidate cold, the CPU cache
     flushed before each of :data:`COLD_MEASURE`'s runs, instead of MetaSchedule's default (warm:
     3 runs in a row on cached data), closer to how a kernel runs inside the network
@@ -156,6 +158,8 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
     work_dir.mkdir(parents=True, exist_ok=True)
     set_aside_previous_run(work_dir)
     curve = CurveCallback(weights, trials, progress)
+    search = ms.search_strategy.EvolutionarySearch(population_size=population) \
+        if strategy == "evolutionary" else strategy  # fmt: skip
     start = time.perf_counter()
     with ms.Profiler() as profiler:
         database = ms.relax_integration.tune_relax(
@@ -163,7 +167,7 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
             num_trials_per_iter=trials_per_iter, builder=make_builder(), cost_model=cm,
             runner=make_runner(COLD_MEASURE) if cache_flush else "local",
             measure_callbacks=[*ms.measure_callback.MeasureCallback.create("default"), curve],
-            seed=seed, strategy=strategy,
+            seed=seed, strategy=search,
         )  # fmt: skip
     tuning_seconds = time.perf_counter() - start
     curve.bar.close()
@@ -173,7 +177,8 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
                         str(work_dir / "tune_log.json"))  # fmt: skip
     profile = {k: float(v) for k, v in profiler.get().items()}
     log = {**result.__dict__, "target": str(target), "seed": seed, "tasks": len(tasks),
-           "cache_flush": cache_flush, "failed_trials": curve.errors,
+           "cache_flush": cache_flush, "strategy": strategy, "population": population,
+           "failed_trials": curve.errors,
            "untuned_functions": untuned, "curve": curve.curve, "profile_seconds": profile,
            "compile_version": COMPILE_VERSION, "cpu_count": os.cpu_count(), "cpu": cpu_model(),
            "device": device_model(target), "tvm_version": tvm.__version__,
