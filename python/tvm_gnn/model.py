@@ -55,9 +55,9 @@ class GNNConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> GNNConfig:
+        d = {"topk_at": "every", **d}  # written before topk_at existed: TopK after every layer
         known = {f.name for f in fields(cls)}
         unknown = set(d) - known
-        d = {"topk_at": "every", **d}  # written before topk_at existed: TopK after every layer
         if unknown:
             raise ValueError(f"unknown GNNConfig fields {sorted(unknown)}")
         return cls(**d)
@@ -95,10 +95,13 @@ class GNN(nn.Module):
         self.norms = nn.ModuleList(
             nn.LayerNorm(c.hidden) if c.norm else nn.Identity() for _ in range(c.num_layers)
         )
+        if not c.topk:
+            self.pool_after = []
+        elif c.topk_at == "last":
+            self.pool_after = [c.num_layers - 1]
+        else:
+            self.pool_after = list(range(c.num_layers))
         # pools[j] follows convs[pool_after[j]]
-        self.pool_after = (
-            [] if not c.topk else [c.num_layers - 1] if c.topk_at == "last" else list(range(c.num_layers))
-        )
         self.pools = nn.ModuleList(
             TopKPooling(c.hidden, ratio=c.pool_ratio) for _ in self.pool_after
         )
