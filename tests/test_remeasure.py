@@ -30,6 +30,7 @@ def test_remeasure_best_of_a_tiny_run(tmp_path):
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     log = json.loads((tmp_path / "tune_log.json").read_text())
     assert log["cache_flush"] is True and log["failed_trials"] == 0  # timed cold, and it ran
+    assert (log["strategy"], log["population"]) == ("replay-trace", None)  # no search, no population
 
     full = out["12"]
     assert len(full["tasks"]) == 6  # tiny_cnn's six tasks, each with its weight and both runs

@@ -10,6 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from .collect import SEARCH_POPULATION
 from .errors import CheckpointError
 
 logger = logging.getLogger("tvm_gnn")
@@ -359,9 +360,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="measured trials over all tasks (default: 200)")
     p.add_argument("--trials-per-iter", type=_positive_int, default=32,
                    help="candidates measured per search iteration (default: 32)")
-    p.add_argument("--population", type=_positive_int, default=512,
+    p.add_argument("--population", type=_positive_int, default=SEARCH_POPULATION,
                    help="evolutionary search population; smaller is faster per iteration and "
-                        "searches less (default: 512, MetaSchedule's)")
+                        f"searches less (default: {SEARCH_POPULATION}, MetaSchedule's)")
     p.add_argument("--checkpoint", default=None, help="GNN weights to start from")
     p.add_argument("--data", default="data",
                    help="dataset that --cost-model xgb-pretrained trains on (default: data)")
@@ -459,9 +460,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--uniform-fraction", type=float, default=0.5,
                    help="share sampled uniformly from the design space; the rest comes from "
                         "evolutionary search (default: 0.5)")
-    p.add_argument("--population", type=_positive_int, default=512,
+    p.add_argument("--population", type=_positive_int, default=SEARCH_POPULATION,
                    help="population of that evolutionary search; smaller is faster and less "
-                        "thorough (default: 512, MetaSchedule's)")
+                        f"thorough (default: {SEARCH_POPULATION}, MetaSchedule's)")
     p.add_argument("--batch-size", type=_positive_int, default=16,
                    help="candidates per build/run batch, committed together (default: 16)")
     p.add_argument("--max-tasks", type=_positive_int, default=None,

@@ -44,6 +44,10 @@ class MeasureConfig:
     run_timeout_sec: float = 30.0
 
 
+#: MetaSchedule's default evolutionary-search population; `collect` and `tune` default to it.
+SEARCH_POPULATION = 512
+
+
 @dataclass(frozen=True)
 class CollectConfig:
     """What is measured."""
@@ -53,7 +57,7 @@ class CollectConfig:
     batch_size: int = 16  # candidates built and run per batch (the commit granularity)
     seed: int = 0  # seeds sampling and search
     max_tasks: int | None = None  # only the first N tasks of each network (smoke runs)
-    population: int = 512  # the evolutionary search's population (MetaSchedule's default)
+    population: int = SEARCH_POPULATION  # the evolutionary search's population
 
     def __post_init__(self):
         if not 0.0 <= self.uniform_fraction <= 1.0:

@@ -24,7 +24,7 @@ import numpy as np
 from tvm.ir.utils import derived_object
 from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
 
-from .collect import MeasureConfig, cpu_model, device_model, make_runner
+from .collect import SEARCH_POPULATION, MeasureConfig, cpu_model, device_model, make_runner
 from .tune import measured_latency
 
 logger = logging.getLogger(__name__)
@@ -119,14 +119,15 @@ class TuneResult:
 def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *, seed: int = 0,
                  checkpoint=None, trials_per_iter: int = 32, repeats: int = 10,
                  rtol: float = 1e-3, atol: float = 1e-4, progress: bool = True,
-                 strategy: str = "evolutionary", population: int = 512, data="data",
+                 strategy: str = "evolutionary", population: int = SEARCH_POPULATION, data="data",
                  cache_flush: bool = False) -> TuneResult:  # fmt: skip
     """Tune, compile, check and time one network; write ``work_dir/tune_log.json``.
 
     ``strategy`` is MetaSchedule's search strategy: ``evolutionary`` (what tuning uses) or
     ``replay-trace`` (random sampling, no search: quick checks); ``population`` is the
-    evolutionary search's population (MetaSchedule's default, 512; smaller searches faster and
-    worse: tests and smoke runs). ``data`` is the dataset that
+    evolutionary search's population (:data:`~tvm_gnn.collect.SEARCH_POPULATION` by default;
+    smaller searches faster and worse: tests and smoke runs; ``None`` in the log of a
+    ``replay-trace`` run, which has none). ``data`` is the dataset that
     ``xgb-pretrained`` trains on. ``cache_flush`` times every candidate cold, the CPU cache
     flushed before each of :data:`COLD_MEASURE`'s runs, instead of MetaSchedule's default (warm:
     3 runs in a row on cached data), closer to how a kernel runs inside the network
@@ -177,7 +178,8 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
                         str(work_dir / "tune_log.json"))  # fmt: skip
     profile = {k: float(v) for k, v in profiler.get().items()}
     log = {**result.__dict__, "target": str(target), "seed": seed, "tasks": len(tasks),
-           "cache_flush": cache_flush, "strategy": strategy, "population": population,
+           "cache_flush": cache_flush, "strategy": strategy,
+           "population": population if strategy == "evolutionary" else None,
            "failed_trials": curve.errors,
            "untuned_functions": untuned, "curve": curve.curve, "profile_seconds": profile,
            "compile_version": COMPILE_VERSION, "cpu_count": os.cpu_count(), "cpu": cpu_model(),
