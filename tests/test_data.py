@@ -33,7 +33,24 @@ def test_stats_raw_and_packed_agree(small_db, packed):
     unit = raw["networks"]["unit"]
     assert unit["valid"] == 6 and unit["failed"] == 0 and unit["tasks"] == 1
     assert unit["workloads_under_32"] == 1 and 0 < unit["min_ms"] <= unit["max_ms"]
+    assert unit["under_32_exhausted"] == 0  # 6 of a 32x32 matmul's many programs: short
     assert "| unit |" in data.stats_markdown(raw)
+
+
+def test_stats_counts_exhausted_workloads_apart(packed, tmp_path):
+    import json
+    import shutil
+
+    from tvm_gnn.collect import EXHAUSTED_FILE
+
+    copy = tmp_path / "data"
+    shutil.copytree(packed, copy)
+    (folder,) = copy.glob("*/unit")
+    (shash,) = [json.loads(ln)[0] for ln in gzip.open(folder / f"{dbfile.WORKLOAD_FILE}.gz", "rt")]
+    (folder / EXHAUSTED_FILE).write_text(json.dumps([shash, "12345"]))  # one unmeasured hash
+    unit = data.stats(copy)["networks"]["unit"]
+    assert (unit["workloads_under_32"], unit["under_32_exhausted"]) == (1, 1)
+    assert "| 1 (1) |" in data.stats_markdown(data.stats(copy))
 
 
 def test_load_graphs_labels_and_cache(packed, tmp_path):

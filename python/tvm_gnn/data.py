@@ -190,7 +190,13 @@ def training_networks(root, hardware: str, held_out) -> list[str]:
 
 
 def stats(root, held_out=None) -> dict:
-    """Per-network counts, latency range and workloads shared with the held-out networks."""
+    """Per-network counts, latency range and workloads shared with the held-out networks.
+
+    A workload under 32 valid records is either short (collection stopped in it, or it predates
+    ``exhausted.json``) or complete with fewer programs than that: ``under_32_exhausted`` counts
+    the latter, the workloads whose design space ``collect`` found no new program in.
+    """
+    from .collect import _read_exhausted
     from .networks import HELD_OUT
 
     held_out = set(held_out or HELD_OUT)
@@ -216,6 +222,8 @@ def stats(root, held_out=None) -> dict:
             "invalid_latency": len(scan.invalid_latency),
             "corrupt_lines": len(scan.problems),
             "workloads_under_32": sum(1 for c in per_wl.values() if c < 32),
+            "under_32_exhausted": len({h for h, c in per_wl.items() if c < 32}
+                                      & _read_exhausted(folder)),
             "min_ms": float(lat.min() * 1e3) if len(lat) else None,
             "max_ms": float(lat.max() * 1e3) if len(lat) else None,
         }  # fmt: skip
@@ -228,14 +236,14 @@ def stats(root, held_out=None) -> dict:
 
 def stats_markdown(st: dict) -> str:
     rows = ["| network | hardware | tasks | workloads measured | valid | distinct traces | failed | "
-            "invalid | workloads < 32 valid | latency range (ms) |",
+            "invalid | workloads < 32 valid (exhausted) | latency range (ms) |",
             "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]  # fmt: skip
     tot = {"valid": 0, "distinct": 0, "failed": 0, "invalid_latency": 0}
     for net, n in st["networks"].items():
         rng = f"{n['min_ms']:.4f} - {n['max_ms']:.2f}" if n["min_ms"] is not None else "-"
         rows.append(f"| {net} | {n['hardware']} | {n['tasks']} | {n['workloads_measured']} | "
                     f"{n['valid']} | {n['distinct']} | {n['failed']} | {n['invalid_latency']} | "
-                    f"{n['workloads_under_32']} | {rng} |")  # fmt: skip
+                    f"{n['workloads_under_32']} ({n['under_32_exhausted']}) | {rng} |")  # fmt: skip
         for k in tot:
             tot[k] += n[k]
     rows.append(f"| **total** | | | {st['distinct_workloads']} distinct | {tot['valid']} | "
