@@ -8,6 +8,8 @@ import torch
 from tvm_gnn import data, dbfile
 from tvm_gnn.graph import FeaturizerConfig
 
+from .conftest import workload_hashes
+
 
 @pytest.fixture(scope="module")
 def packed(small_db, tmp_path_factory):
@@ -46,11 +48,12 @@ def test_stats_counts_exhausted_workloads_apart(packed, tmp_path):
     copy = tmp_path / "data"
     shutil.copytree(packed, copy)
     (folder,) = copy.glob("*/unit")
-    (shash,) = [json.loads(ln)[0] for ln in gzip.open(folder / f"{dbfile.WORKLOAD_FILE}.gz", "rt")]
+    (shash,) = workload_hashes(folder)
     (folder / EXHAUSTED_FILE).write_text(json.dumps([shash, "12345"]))  # one unmeasured hash
-    unit = data.stats(copy)["networks"]["unit"]
+    st = data.stats(copy)
+    unit = st["networks"]["unit"]
     assert (unit["workloads_under_32"], unit["under_32_exhausted"]) == (1, 1)
-    assert "| 1 (1) |" in data.stats_markdown(data.stats(copy))
+    assert "| 1 (1) |" in data.stats_markdown(st)
 
 
 def test_load_graphs_labels_and_cache(packed, tmp_path):

@@ -284,7 +284,7 @@ def collect_task(task_name, mod, folder: Path, target, cfg: CollectConfig, build
 
     shash = str(tvm_ffi.structural_hash(mod))
     done = {"task": task_name, "shash": shash, "measured": 0, "failed": 0, "repeats": 0}
-    exhausted = _read_exhausted(folder)
+    exhausted = read_exhausted(folder)
     if shash in exhausted:
         return done  # an earlier run found every program of this design space
     counts, keys, _ = existing or _existing(folder)
@@ -359,7 +359,8 @@ def _search_seed(seed: int, task_index: int, search: int) -> int:
 EXHAUSTED_FILE = "exhausted.json"
 
 
-def _read_exhausted(folder: Path) -> set:
+def read_exhausted(folder: Path) -> set:
+    """The workloads (structural hashes) a folder's ``exhausted.json`` lists; empty if none."""
     path = folder / EXHAUSTED_FILE
     try:
         return set(json.loads(path.read_text())) if path.exists() else set()
@@ -412,7 +413,7 @@ def collect_network(network: str, out_root, target, cfg: CollectConfig, measure:
         f.write(json.dumps(provenance(target, measure, cfg, rpc_key)) + "\n")
     existing = _existing(folder)  # per task, counted before any of them runs: tasks are distinct
     counts = existing[0]
-    exhausted = _read_exhausted(folder)
+    exhausted = read_exhausted(folder)
     total = sum(max(0, cfg.trials_per_task - counts.get(t["shash"], 0)) for t in manifest
                 if t["shash"] not in exhausted)  # fmt: skip
     builder = make_builder(timeout_sec=measure.build_timeout_sec)

@@ -196,7 +196,7 @@ def stats(root, held_out=None) -> dict:
     ``exhausted.json``) or complete with fewer programs than that: ``under_32_exhausted`` counts
     the latter, the workloads whose design space ``collect`` found no new program in.
     """
-    from .collect import _read_exhausted
+    from .collect import read_exhausted
     from .networks import HELD_OUT
 
     held_out = set(held_out or HELD_OUT)
@@ -211,6 +211,7 @@ def stats(root, held_out=None) -> dict:
             by_wl.setdefault(s.shash, set()).add(net)
             distinct.add((s.shash, traces[s.line]))
         lat = np.array([s.latency for s in got]) if got else np.zeros(0)
+        short = {h for h, c in per_wl.items() if c < 32}
         nets[net] = {
             "hardware": hw,
             "tasks": len(json.loads((folder / "tasks.json").read_text()))
@@ -221,9 +222,8 @@ def stats(root, held_out=None) -> dict:
             "failed": sum(r.failed for r in scan.records),
             "invalid_latency": len(scan.invalid_latency),
             "corrupt_lines": len(scan.problems),
-            "workloads_under_32": sum(1 for c in per_wl.values() if c < 32),
-            "under_32_exhausted": len({h for h, c in per_wl.items() if c < 32}
-                                      & _read_exhausted(folder)),
+            "workloads_under_32": len(short),
+            "under_32_exhausted": len(short & read_exhausted(folder)),
             "min_ms": float(lat.min() * 1e3) if len(lat) else None,
             "max_ms": float(lat.max() * 1e3) if len(lat) else None,
         }  # fmt: skip

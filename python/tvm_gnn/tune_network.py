@@ -159,8 +159,10 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
     work_dir.mkdir(parents=True, exist_ok=True)
     set_aside_previous_run(work_dir)
     curve = CurveCallback(weights, trials, progress)
+    if strategy != "evolutionary":
+        population = None  # replay-trace has no population; the log says so
     search = ms.search_strategy.EvolutionarySearch(population_size=population) \
-        if strategy == "evolutionary" else strategy  # fmt: skip
+        if population is not None else strategy  # fmt: skip
     start = time.perf_counter()
     with ms.Profiler() as profiler:
         database = ms.relax_integration.tune_relax(
@@ -179,7 +181,7 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
     profile = {k: float(v) for k, v in profiler.get().items()}
     log = {**result.__dict__, "target": str(target), "seed": seed, "tasks": len(tasks),
            "cache_flush": cache_flush, "strategy": strategy,
-           "population": population if strategy == "evolutionary" else None,
+           "population": population,
            "failed_trials": curve.errors,
            "untuned_functions": untuned, "curve": curve.curve, "profile_seconds": profile,
            "compile_version": COMPILE_VERSION, "cpu_count": os.cpu_count(), "cpu": cpu_model(),
