@@ -97,3 +97,13 @@ def test_pretrained_xgb_learns_exactly_the_checkpoints_training_records(small_da
     ids = np.concatenate([np.full(len(g.latencies), i) for i, g in enumerate(groups)])
     lat = np.concatenate([g.latencies for g in groups])
     assert pairwise_accuracy(np.concatenate(scores), -lat, ids) > 0.6  # it fit what it saw
+
+
+@pytest.mark.parametrize("option, value", [("--lr", "0"), ("--lr", "nan"), ("--mse-weight", "-1"),
+                                           ("--val-fraction", "1"), ("--pool-ratio", "inf"),
+                                           ("--loss", "listnet")])  # fmt: skip
+def test_train_refuses_bad_numbers_before_reading_data(tmp_path, capsys, option, value):
+    with pytest.raises(SystemExit) as exit_:
+        main(["train", "--data", str(tmp_path / "absent"), option, value])
+    assert exit_.value.code == 2
+    assert option in capsys.readouterr().err

@@ -1,11 +1,14 @@
 """Training: it learns a ranking, and a seed gives identical weights twice."""
 
+import math
+
+import pytest
 import torch
 
 from tvm_gnn import graph
 from tvm_gnn.cost_model import default_gnn
 from tvm_gnn.metrics import pairwise_accuracy
-from tvm_gnn.train import TrainConfig, fit, predict
+from tvm_gnn.train import TrainConfig, fit, lambda_weights, predict, ranking_loss
 
 
 def _dataset(conv_candidates):
@@ -23,9 +26,10 @@ def _dataset(conv_candidates):
     return graphs
 
 
-def test_fit_learns_and_is_deterministic(conv_candidates):
+@pytest.mark.parametrize("loss", ["ranknet", "lambdarank"])
+def test_fit_learns_and_is_deterministic(conv_candidates, loss):
     data = _dataset(conv_candidates)
-    cfg = TrainConfig(epochs=40, batch_size=16, lr=5e-3, patience=40, seed=3)
+    cfg = TrainConfig(epochs=40, batch_size=16, lr=5e-3, patience=40, seed=3, loss=loss)
     weights = []
     for _ in range(2):
         torch.manual_seed(0)
@@ -55,3 +59,39 @@ def test_predict_candidates_matches_graph_by_graph_prediction(conv_candidates):
         scores, errors = predict_candidates(model, cands[:20], FeaturizerConfig(), chunk=chunk)
         assert errors == []
         np.testing.assert_allclose(scores, predict(model, graphs), rtol=1e-5, atol=1e-6)
+
+
+def test_lambda_weights_are_ndcg_changes_and_favor_the_fast_end():
+    y = torch.tensor([1.0, 0.8, 0.5, 0.1, 1.0, 0.3])
+    group = torch.tensor([0, 0, 0, 0, 1, 1])
+    scores = torch.tensor([4.0, 3.0, 2.0, 1.0, 0.0, 1.0])  # group 0 in order, group 1 swapped
+    w = lambda_weights(scores, y, group)
+    idcg = 1.0 + 0.8 / math.log2(3) + 0.5 / 2 + 0.1 / math.log2(5)
+    assert w[0, 1].item() == pytest.approx(0.2 * (1 - 1 / math.log2(3)) / idcg, rel=1e-6)
+    assert w[0, 1] > w[2, 3] > 0  # the same rank gap counts more at the top
+    assert torch.equal(w, w.T) and w[0, 4] == 0 and w[1, 5] == 0  # no pairs across groups
+    # group 1 is ranked wrong: its one pair's weight is the NDCG it loses, (1 - 0.3) * (1 - 1/log2 3)
+    idcg1 = 1.0 + 0.3 / math.log2(3)
+    assert w[4, 5].item() == pytest.approx(0.7 * (1 - 1 / math.log2(3)) / idcg1, rel=1e-6)
+
+
+def test_ranking_losses():
+    y = torch.tensor([1.0, 0.5, 0.2, 1.0, 0.9])
+    group = torch.tensor([0, 0, 0, 1, 1])
+    scores = torch.tensor([0.3, 0.1, 0.2, -1.0, 1.0], requires_grad=True)
+    pairs = [(0, 1), (0, 2), (1, 2), (3, 4)]  # (better, worse)
+    ranknet = sum(math.log1p(math.exp(-(scores[i] - scores[j]).item())) for i, j in pairs) / 4
+    mse = torch.mean((scores - y) ** 2).item()
+    assert ranking_loss(scores, y, group, 0.5).item() == pytest.approx(ranknet + 0.5 * mse)
+    assert ranking_loss(scores, y, group, 0.0).item() == pytest.approx(ranknet)
+    lam = ranking_loss(scores, y, group, 0.0, "lambdarank")
+    lam.backward()  # the weights are constants: gradients flow through the scores only
+    assert scores.grad is not None and torch.isfinite(scores.grad).all()
+    # one pair per group: the weighted mean of a single pair is that pair's loss
+    one = torch.tensor([0, 0, 0, 1, 1])
+    assert ranking_loss(scores[3:], y[3:], one[3:], 0.0, "lambdarank").item() == pytest.approx(
+        math.log1p(math.exp(2.0)))
+    with pytest.raises(ValueError, match="unknown loss"):
+        ranking_loss(scores, y, group, 0.0, "listnet")
+    with pytest.raises(ValueError, match="unknown loss"):
+        TrainConfig(loss="listnet")

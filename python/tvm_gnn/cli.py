@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import sys
 import tempfile
 import time
@@ -30,15 +31,25 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _fraction(text: str) -> float:
-    """A number in (0, 1]."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
-    if not 0.0 < value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {value}")
-    return value
+def _number_in(low: float, high: float, *, low_open: bool = True, high_open: bool = False):
+    """An argparse type: a finite float in the interval from ``low`` to ``high``."""
+    span = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number in {span}, got {text!r}") from None
+        above = low < value if low_open else low <= value
+        below = value < high if high_open else value <= high
+        if not (above and below and math.isfinite(value)):
+            raise argparse.ArgumentTypeError(f"expected a number in {span}, got {text}")
+        return value
+
+    return parse
+
+
+_fraction = _number_in(0.0, 1.0)
 
 
 def _workload_name(text: str) -> str:
@@ -248,7 +259,8 @@ def cmd_train(args) -> int:
     from .train import TrainConfig, plot_history, train_on_dataset
 
     config = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
-                         mse_weight=args.mse_weight, patience=args.patience, seed=args.seed)
+                         mse_weight=args.mse_weight, loss=args.loss, patience=args.patience,
+                         seed=args.seed)
     overrides = {"topk": not args.no_topk, "topk_at": args.topk_at, "pool_ratio": args.pool_ratio,
                  "hidden": args.hidden, "norm": not args.no_norm}  # fmt: skip
     run = train_on_dataset(args.data, hardware=args.hardware, held_out=args.held_out,
@@ -413,11 +425,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="epochs without validation gain before stopping (default: 12)")
     p.add_argument("--batch-size", type=_positive_int, default=32,
                    help="graphs per step (default: 32)")
-    p.add_argument("--lr", type=float, default=3e-3, help="Adam learning rate (default: 3e-3)")
-    p.add_argument("--mse-weight", type=float, default=0.5,
-                   help="weight of the regression term beside the pairwise ranking loss "
-                        "(default: 0.5)")
-    p.add_argument("--val-fraction", type=float, default=0.15,
+    p.add_argument("--lr", type=_number_in(0.0, math.inf, high_open=True), default=3e-3,
+                   help="Adam learning rate (default: 3e-3)")
+    p.add_argument("--mse-weight", type=_number_in(0.0, math.inf, low_open=False, high_open=True),
+                   default=0.5, help="weight of the regression term beside the pairwise ranking "
+                                     "loss; 0 for ranking alone (default: 0.5)")
+    p.add_argument("--loss", choices=("ranknet", "lambdarank"), default="ranknet",
+                   help="pairwise ranking term: ranknet weighs every pair of a workload alike, "
+                        "lambdarank weighs each by the NDCG change of swapping it, so the fast end "
+                        "of the ranking counts most (default: ranknet)")
+    p.add_argument("--val-fraction", type=_number_in(0.0, 1.0, high_open=True), default=0.15,
                    help="share of training workloads held out for early stopping (default: 0.15)")
     p.add_argument("--cache-dir", default=".cache/graphs",
                    help="featurized-graph cache (default: .cache/graphs)")

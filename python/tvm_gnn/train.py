@@ -3,8 +3,11 @@
 
 Each training graph carries ``y``, its normalized throughput within its workload
 (``min_cost / cost``, in (0, 1]; 0 for a failed run), and ``group``, its workload id.
-The loss is a pairwise ranking loss (RankNet: logistic loss on score differences of pairs
-in the same workload) plus ``mse_weight`` times the squared error against ``y``.
+The loss is a pairwise ranking loss over pairs in the same workload plus ``mse_weight`` times
+the squared error against ``y``. The pairwise term is RankNet's (logistic loss on score
+differences, every pair alike) or LambdaRank's (the same, each pair weighted by how much swapping
+it would change the workload's NDCG, so the pairs at the fast end of the current ranking count
+most; gains are ``y`` itself, which is what a top-1 pick scores).
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from .model import GNN
 logger = logging.getLogger(__name__)
 
 
+LOSSES = ("ranknet", "lambdarank")  # the pairwise terms of ranking_loss; `tvm-gnn train --loss`
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     """Optimization settings."""
@@ -34,9 +40,14 @@ class TrainConfig:
     lr: float = 3e-3  # Adam learning rate
     weight_decay: float = 1e-5  # Adam weight decay
     mse_weight: float = 0.5  # weight of the regression term next to the ranking term
+    loss: str = "ranknet"  # pairwise term: "ranknet" (pairs alike) or "lambdarank" (NDCG-weighted)
     patience: int = 12  # epochs without validation improvement before stopping
     max_seconds: float | None = None  # wall-clock budget (online retraining keeps it small)
     seed: int = 0  # shuffling and initialization seed
+
+    def __post_init__(self):
+        if self.loss not in LOSSES:
+            raise ValueError(f"unknown loss {self.loss!r}; choose one of {', '.join(LOSSES)}")
 
 
 @dataclass
@@ -49,14 +60,51 @@ class History:
     seconds: float = 0.0
 
 
-def ranking_loss(scores: torch.Tensor, y: torch.Tensor, group: torch.Tensor, mse_weight: float):
-    """RankNet loss over pairs of the same group with different labels, plus weighted MSE."""
+def ranking_loss(scores: torch.Tensor, y: torch.Tensor, group: torch.Tensor, mse_weight: float,
+                 loss: str = "ranknet"):  # fmt: skip
+    """Pairwise loss over pairs of the same group with different labels, plus weighted MSE.
+
+    ``loss="ranknet"`` averages the pairs' logistic losses; ``"lambdarank"`` weights each pair
+    by :func:`lambda_weights` (a weighted mean, so both terms keep the same scale).
+    """
     same = group[:, None] == group[None, :]
     better = (y[:, None] - y[None, :]) > 1e-6
     mask = same & better
     diff = scores[:, None] - scores[None, :]
-    rank = torch.nn.functional.softplus(-diff[mask]).mean() if mask.any() else scores.sum() * 0
+    if not mask.any():
+        rank = scores.sum() * 0
+    elif loss == "ranknet":
+        rank = torch.nn.functional.softplus(-diff[mask]).mean()
+    elif loss == "lambdarank":
+        w = lambda_weights(scores.detach(), y, group)[mask]
+        rank = (torch.nn.functional.softplus(-diff[mask]) * w).sum() / w.sum().clamp_min(1e-12)
+    else:
+        raise ValueError(f"unknown loss {loss!r}; choose one of {', '.join(LOSSES)}")
     return rank + mse_weight * torch.mean((scores - y) ** 2)
+
+
+def lambda_weights(scores: torch.Tensor, y: torch.Tensor, group: torch.Tensor) -> torch.Tensor:
+    """``|delta NDCG|`` of swapping each pair (i, j) of the same group in the ranking by ``scores``.
+
+    Gains are the labels ``y`` (normalized throughput), discounts ``1 / log2(1 + rank)``, and each
+    group's NDCG is normalized by its ideal DCG. Pairs of different groups get 0.
+    """
+    same = group[:, None] == group[None, :]
+    discount = 1.0 / torch.log2(1.0 + _ranks(scores, same).to(scores.dtype))
+    ideal = 1.0 / torch.log2(1.0 + _ranks(y, same).to(scores.dtype))
+    idcg = (same * (y * ideal)[None, :]).sum(dim=1)  # per row: the row's group's ideal DCG
+    delta = (y[:, None] - y[None, :]).abs() * (discount[:, None] - discount[None, :]).abs()
+    return torch.where(same, delta / idcg.clamp_min(1e-12)[:, None], torch.zeros_like(delta))
+
+
+def _ranks(values: torch.Tensor, same: torch.Tensor) -> torch.Tensor:
+    """1-based rank of each element among its group (``same``), highest value first; ties go to
+    the earlier position."""
+    idx = torch.arange(len(values))
+    ahead = (values[None, :] > values[:, None]) | (
+        (values[None, :] == values[:, None]) & (idx[None, :] < idx[:, None])
+    )  # ahead[i, j]: j ranks before i
+    return 1 + (ahead & same).sum(dim=1)
 
 
 def _batches(n: int, batch_size: int, rng: np.random.Generator, groups: np.ndarray):
@@ -106,7 +154,7 @@ def fit(
         for idx in _batches(len(train), config.batch_size, rng, groups):
             batch = Batch.from_data_list([train[i] for i in idx])
             scores = model.forward_batch(batch)
-            loss = ranking_loss(scores, batch.y, batch.group, config.mse_weight)
+            loss = ranking_loss(scores, batch.y, batch.group, config.mse_weight, config.loss)
             opt.zero_grad()
             loss.backward()
             opt.step()
