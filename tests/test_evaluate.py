@@ -38,6 +38,8 @@ def test_train_is_deterministic_and_records_its_split(small_dataset, trained, tm
         assert torch.equal(v, m2.state_dict()[k]), k
     assert info["train_networks"] == ["resnet50"] and info["held_out"] == ["resnet18"]
     assert info["train_graphs"] > 0 and info["val_graphs"] > 0
+    assert len(info["val_top1"]) == len(info["val_pairwise_acc"]) == len(info["train_loss"])
+    assert all(0 < t <= 1 for t in info["val_top1"])
     assert (tmp_path / "again-loss.png").stat().st_size > 1000
 
 

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from tvm_gnn.metrics import pairwise_accuracy, topk_score
+from tvm_gnn.metrics import mean_top1, pairwise_accuracy, topk_score
 
 
 def test_pairwise_accuracy_perfect_reversed_and_ties():
@@ -36,3 +36,15 @@ def test_topk_score():
     assert topk_score(scores, costs, groups, k=3) == pytest.approx(1.0)
     w = {0: 2.0, 1: 1.0}
     assert topk_score(scores, costs, groups, w, k=1) == pytest.approx((2 + 3) / (4 + 3))
+
+
+def test_mean_top1_is_the_picks_share_of_the_best_averaged_over_groups():
+    labels = [1.0, 0.5, 0.25, 0.8, 0.4, 0.0]
+    groups = [0, 0, 0, 1, 1, 2]  # group 2 has no positive label: skipped
+    # group 0 picks 0.5 of best 1.0; group 1 picks its best
+    assert mean_top1([1, 3, 2, 5, 4, 9], labels, groups) == pytest.approx((0.5 + 1.0) / 2)
+    # one group: the top-1 score of one task with latencies 1 / labels
+    costs = [1 / y for y in labels[:3]]
+    assert mean_top1([1, 3, 2], labels[:3], [0] * 3) == pytest.approx(
+        topk_score([1, 3, 2], costs, [0] * 3, k=1))
+    assert math.isnan(mean_top1([1.0], [0.0], [0]))

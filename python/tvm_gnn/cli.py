@@ -275,9 +275,10 @@ def cmd_train(args) -> int:
     print(f"trained on {', '.join(i['train_networks'])} ({i['hardware']}): {i['train_graphs']} "
           f"programs / {i['train_workloads']} workloads; validation {i['val_graphs']} / "
           f"{i['val_workloads']}")  # fmt: skip
-    best = i["val_pairwise_acc"][i["best_epoch"]] if i["val_pairwise_acc"] else float("nan")
+    acc, top1 = (i[k][i["best_epoch"]] if i[k] else float("nan")
+                 for k in ("val_pairwise_acc", "val_top1"))  # fmt: skip
     print(f"best epoch {i['best_epoch'] + 1} of {len(i['train_loss'])}: validation pairwise "
-          f"accuracy {best:.4f}; training took {i['train_seconds']:.1f} s")  # fmt: skip
+          f"accuracy {acc:.4f}, top-1 {top1:.4f}; training took {i['train_seconds']:.1f} s")
     print(f"wrote {args.out} and {plot}")
     return 0
 

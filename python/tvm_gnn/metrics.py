@@ -33,6 +33,24 @@ def pairwise_accuracy(scores, labels, groups) -> float:
     return float(np.mean(accs)) if accs else float("nan")
 
 
+def mean_top1(scores, labels, groups) -> float:
+    """The label of each group's highest-scored candidate over the group's best label, averaged
+    over groups (ties go to the first candidate).
+
+    With labels that are throughputs (``1 / latency``) this is, per workload, the best latency
+    over the latency of the model's pick: :func:`topk_score` at k = 1 for a single task, averaged
+    over workloads without task weights. Groups whose best label is not positive are skipped;
+    NaN when none is left.
+    """
+    scores, labels = np.asarray(scores, np.float64), np.asarray(labels, np.float64)
+    ratios = []
+    for _, idx in _by_group(groups):
+        best = labels[idx].max()
+        if best > 0:
+            ratios.append(labels[idx][np.argmax(scores[idx])] / best)
+    return float(np.mean(ratios)) if ratios else float("nan")
+
+
 def topk_score(scores, costs, groups, weights=None, k: int = 1) -> float:
     """TenSet's top-k score for one network.
 

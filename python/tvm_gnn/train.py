@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from torch_geometric.data import Batch, Data
 
-from .metrics import pairwise_accuracy
+from .metrics import mean_top1, pairwise_accuracy
 from .model import GNN
 
 logger = logging.getLogger(__name__)
@@ -56,6 +56,7 @@ class History:
 
     train_loss: list[float] = field(default_factory=list)
     val_pairwise_acc: list[float] = field(default_factory=list)
+    val_top1: list[float] = field(default_factory=list)  # metrics.mean_top1 on the validation split
     best_epoch: int = -1
     seconds: float = 0.0
 
@@ -140,6 +141,8 @@ def fit(
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.Adam(params, lr=config.lr, weight_decay=config.weight_decay)
     groups = np.array([int(d.group) for d in train])
+    val_y = [float(d.y) for d in val or []]
+    val_groups = [int(d.group) for d in val or []]
     hist = History()
     best_acc, best_state, bad = -math.inf, None, 0
     start = time.perf_counter()
@@ -162,16 +165,18 @@ def fit(
             count += len(idx)
         hist.train_loss.append(total / count)
         if val:
-            acc = pairwise_accuracy(predict(model, val), [float(d.y) for d in val],
-                                    [int(d.group) for d in val])  # fmt: skip
+            val_scores = predict(model, val)
+            acc = pairwise_accuracy(val_scores, val_y, val_groups)
             hist.val_pairwise_acc.append(acc)
+            hist.val_top1.append(mean_top1(val_scores, val_y, val_groups))
             if acc > best_acc:
                 best_acc, best_state, bad = acc, copy.deepcopy(model.state_dict()), 0
                 hist.best_epoch = epoch
             else:
                 bad += 1
             if progress:
-                epochs.set_postfix(loss=f"{hist.train_loss[-1]:.4f}", val_acc=f"{acc:.4f}")
+                epochs.set_postfix(loss=f"{hist.train_loss[-1]:.4f}", val_acc=f"{acc:.4f}",
+                                   val_top1=f"{hist.val_top1[-1]:.4f}")
             if bad >= config.patience:
                 break
         if config.max_seconds is not None and time.perf_counter() - start > config.max_seconds:
@@ -317,6 +322,7 @@ def train_on_dataset(
         "best_epoch": hist.best_epoch,
         "train_loss": list(hist.train_loss),
         "val_pairwise_acc": list(hist.val_pairwise_acc),
+        "val_top1": list(hist.val_top1),
         "train_seconds": hist.seconds,
     }
     return DatasetRun(model, featurizer, hist, info)

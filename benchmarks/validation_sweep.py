@@ -1,0 +1,210 @@
+# Licensed under the Apache License, Version 2.0.
+"""GNN variants compared on the validation split: the table that decides what `tvm-gnn train` ships.
+
+Each variant is a set of ``tvm-gnn train`` options. Every (variant, seed) trains once on the
+dataset's training networks (held-out networks are never read) and keeps, at the epoch early
+stopping chose, the validation split's pairwise accuracy and top-1 (``metrics.mean_top1``: the
+model's pick's share of each workload's best throughput, averaged over workloads). Each seed
+draws its own validation split (15% of the training workloads) as well as its own
+initialization, so compare rows within a seed's column, and means across seeds.
+
+Every run writes ``RUNS/<variant>-seed<k>.json`` (and its checkpoint and loss curve beside it);
+a run whose JSON matches the dataset's contents and the variant's options is not repeated, so
+the sweep resumes after a kill (a run killed halfway starts over). The table goes into
+``docs/results.md`` (a generated section) and the runs' numbers into
+``benchmarks/results/validation_sweep.json``.
+
+    .venv/bin/python benchmarks/validation_sweep.py --seeds 0 1 2
+    .venv/bin/python benchmarks/validation_sweep.py --variants default lambdarank --jobs 8
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from tvm_gnn import report
+
+ROOT = Path(__file__).resolve().parent.parent
+SECTION = "validation-sweep"
+
+#: variant name -> `tvm-gnn train` options (on top of the defaults, which "default" keeps)
+VARIANTS = {
+    "default": [],
+    "no-topk": ["--no-topk"],
+    "topk-every-0.5": ["--topk-at", "every", "--pool-ratio", "0.5"],
+    "learned-emb": ["--embedding", "learned"],
+    "lambdarank": ["--loss", "lambdarank"],
+    "ranking-only": ["--mse-weight", "0"],
+    "hidden-64": ["--hidden", "64"],
+}
+
+
+def data_fingerprint(data: Path) -> str:
+    """sha256 over every file of the dataset (paths and contents): a run is reused only on the
+    data it was trained on."""
+    h = hashlib.sha256()
+    for f in sorted(p for p in data.rglob("*") if p.is_file()):
+        h.update(str(f.relative_to(data)).encode() + b"\0")
+        h.update(hashlib.sha256(f.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def train_command(args, variant: str, seed: int, runs: Path) -> list[str]:
+    exe = Path(sys.executable).with_name("tvm-gnn")
+    if not exe.exists():
+        raise SystemExit(f"no {exe}: run this with the Python of the environment tvm_gnn is "
+                         "installed in (.venv/bin/python)")  # fmt: skip
+    stem = runs / f"{variant}-seed{seed}"
+    return [str(exe), "train", "--data", str(args.data), "--seed", str(seed), "--out",
+            f"{stem}.pt", "--plot", f"{stem}-loss.png", "--cache-dir", args.cache_dir, "-q",
+            *VARIANTS[variant], *args.train_args]  # fmt: skip
+
+
+def run_one(args, variant: str, seed: int, runs: Path, fingerprint: str, threads: int) -> dict:
+    """Train one (variant, seed) unless its result is already there; return the result."""
+    out = runs / f"{variant}-seed{seed}.json"
+    options = [*VARIANTS[variant], *args.train_args]
+    if out.exists():
+        old = json.loads(out.read_text())
+        if old.get("data") == fingerprint and old.get("options") == options:
+            return old
+    cmd = train_command(args, variant, seed, runs)
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
+    import torch
+
+    info = torch.load(runs / f"{variant}-seed{seed}.pt", weights_only=False)["info"]
+    best = info["best_epoch"]
+    result = {
+        "variant": variant, "seed": seed, "options": options, "data": fingerprint,
+        "val_pairwise_acc": info["val_pairwise_acc"][best], "val_top1": info["val_top1"][best],
+        "best_epoch": best + 1, "epochs": len(info["train_loss"]),
+        "train_seconds": info["train_seconds"], "threads": threads,
+        "train_networks": info["train_networks"], "train_graphs": info["train_graphs"],
+        "val_graphs": info["val_graphs"], "val_workloads": info["val_workloads"],
+    }  # fmt: skip
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(result, indent=1) + "\n")
+    os.replace(tmp, out)
+    print(f"{variant} seed {seed}: pairwise {result['val_pairwise_acc']:.4f}, top-1 "
+          f"{result['val_top1']:.4f} ({result['train_seconds']:.0f} s)", flush=True)  # fmt: skip
+    return result
+
+
+def sweep(args) -> list[dict]:
+    runs = Path(args.runs)
+    runs.mkdir(parents=True, exist_ok=True)
+    fingerprint = data_fingerprint(Path(args.data))
+    todo = [(v, s) for v in args.variants for s in args.seeds]
+    cores = os.cpu_count() or 1
+    threads = max(1, cores // args.jobs)
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(todo), desc="validation sweep", unit="run")
+    results = []
+    # the first run alone: it featurizes the dataset into the shared cache the others read
+    results.append(run_one(args, *todo[0], runs, fingerprint, cores))
+    bar.update()
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = [pool.submit(run_one, args, v, s, runs, fingerprint, threads) for v, s in todo[1:]]
+        for f in futures:
+            results.append(f.result())
+            bar.update()
+    bar.close()
+    return results
+
+
+def table(results: list[dict], seeds: list[int]) -> str:
+    by = {(r["variant"], r["seed"]): r for r in results}
+    variants = list(dict.fromkeys(r["variant"] for r in results))
+    head = ["variant", "options"]
+    head += [f"pairwise seed {s}" for s in seeds] + ["**mean pairwise**"]
+    head += [f"top-1 seed {s}" for s in seeds] + ["**mean top-1**", "median train (s)"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * 2 + "---:|" * (len(head) - 2)]
+    for v in variants:
+        rows = [by[(v, s)] for s in seeds]
+        acc = [r["val_pairwise_acc"] for r in rows]
+        top1 = [r["val_top1"] for r in rows]
+        opts = " ".join(rows[0]["options"]) or "(defaults)"
+        cells = [v, f"`{opts}`", *(f"{a:.4f}" for a in acc), f"**{np.mean(acc):.4f}**",
+                 *(f"{t:.4f}" for t in top1), f"**{np.mean(top1):.4f}**",
+                 f"{np.median([r['train_seconds'] for r in rows]):.0f}"]  # fmt: skip
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def render(results: list[dict], seeds: list[int], command: str, machine: str) -> str:
+    first = results[0]
+    val = ", ".join(f"seed {r['seed']}: {r['val_workloads']}" for r in results
+                    if r["variant"] == first["variant"])  # fmt: skip
+    return "\n".join([
+        f"Validation split of the training networks ({', '.join(first['train_networks'])}); "
+        f"held-out networks never read. Validation workloads per seed: {val}.",
+        "",
+        table(results, seeds),
+        "",
+        f"Machine: {machine}. Command: `{command}` ({datetime.date.today().isoformat()}). "
+        "Each cell is the validation metric at the epoch early stopping chose (on pairwise "
+        "accuracy); top-1 is `tvm_gnn.metrics.mean_top1`. Training seconds are timings and vary "
+        "from run to run; the accuracies repeat exactly for a seed and torch thread count.",
+    ])  # fmt: skip
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[1])
+    parser.add_argument("--data", default=str(ROOT / "data"), help="dataset (default: data/)")
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS),
+                        help="variants to train (default: all)")
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2],
+                        help="seeds (default: 0 1 2)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="runs trained at once, after the first (default: 1); each gets "
+                             "cores / jobs torch threads")  # fmt: skip
+    parser.add_argument("--runs", default=str(ROOT / ".cache" / "validation-sweep"),
+                        help="checkpoints and per-run JSON (default: .cache/validation-sweep)")
+    parser.add_argument("--cache-dir", default=str(ROOT / ".cache" / "graphs"),
+                        help="featurized-graph cache (default: .cache/graphs)")
+    parser.add_argument("--train-args", nargs=argparse.REMAINDER, default=[],
+                        help="more `tvm-gnn train` options for every run (last on the line)")
+    parser.add_argument("--doc", default=str(ROOT / "docs" / "results.md"),
+                        help="markdown file whose generated section gets the table")
+    parser.add_argument("--json", default=str(ROOT / "benchmarks" / "results" /
+                                              "validation_sweep.json"),
+                        help="every run's numbers (default: benchmarks/results/"
+                             "validation_sweep.json)")  # fmt: skip
+    parser.add_argument("--no-write", action="store_true", help="print the table only")
+    args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
+    if not Path(args.data).is_dir():
+        parser.error(f"no dataset folder {args.data}")
+
+    from tvm_gnn.collect import cpu_model
+
+    results = sweep(args)
+    command = "python benchmarks/validation_sweep.py " + " ".join(
+        a for a in (argv if argv is not None else sys.argv[1:]))
+    machine = f"{cpu_model()}, {os.cpu_count()} cores, {args.jobs} run(s) at a time"
+    text = render(results, args.seeds, command, machine)
+    print(text)
+    if not args.no_write:
+        report.write_section(args.doc, SECTION, text)
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(results, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
