@@ -118,7 +118,8 @@ def sweep(args) -> list[dict]:
     results.append(run_one(args, *todo[0], runs, fingerprint, cores))
     bar.update()
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run_one, args, v, s, runs, fingerprint, threads) for v, s in todo[1:]]
+        futures = [pool.submit(run_one, args, v, s, runs, fingerprint, threads)
+                   for v, s in todo[1:]]  # fmt: skip
         for f in futures:
             results.append(f.result())
             bar.update()

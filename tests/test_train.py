@@ -70,7 +70,7 @@ def test_lambda_weights_are_ndcg_changes_and_favor_the_fast_end():
     assert w[0, 1].item() == pytest.approx(0.2 * (1 - 1 / math.log2(3)) / idcg, rel=1e-6)
     assert w[0, 1] > w[2, 3] > 0  # the same rank gap counts more at the top
     assert torch.equal(w, w.T) and w[0, 4] == 0 and w[1, 5] == 0  # no pairs across groups
-    # group 1 is ranked wrong: its one pair's weight is the NDCG it loses, (1 - 0.3) * (1 - 1/log2 3)
+    # group 1 is ranked wrong: its one pair's weight is the NDCG the swap costs
     idcg1 = 1.0 + 0.3 / math.log2(3)
     assert w[4, 5].item() == pytest.approx(0.7 * (1 - 1 / math.log2(3)) / idcg1, rel=1e-6)
 
