@@ -83,9 +83,9 @@ def run_one(args, variant: str, seed: int, runs: Path, fingerprint: str, threads
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-    import torch
+    from tvm_gnn import checkpoint
 
-    info = torch.load(runs / f"{variant}-seed{seed}.pt", weights_only=False)["info"]
+    _, _, info = checkpoint.load(runs / f"{variant}-seed{seed}.pt")
     best = info["best_epoch"]
     result = {
         "variant": variant, "seed": seed, "options": options, "data": fingerprint,
