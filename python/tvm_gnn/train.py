@@ -31,6 +31,11 @@ logger = logging.getLogger(__name__)
 LOSSES = ("ranknet", "lambdarank")  # the pairwise terms of ranking_loss; `tvm-gnn train --loss`
 
 
+def _check_loss(loss: str) -> None:
+    if loss not in LOSSES:
+        raise ValueError(f"unknown loss {loss!r}; choose one of {', '.join(LOSSES)}")
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     """Optimization settings."""
@@ -46,8 +51,7 @@ class TrainConfig:
     seed: int = 0  # shuffling and initialization seed
 
     def __post_init__(self):
-        if self.loss not in LOSSES:
-            raise ValueError(f"unknown loss {self.loss!r}; choose one of {', '.join(LOSSES)}")
+        _check_loss(self.loss)
 
 
 @dataclass
@@ -68,6 +72,7 @@ def ranking_loss(scores: torch.Tensor, y: torch.Tensor, group: torch.Tensor, mse
     ``loss="ranknet"`` averages the pairs' logistic losses; ``"lambdarank"`` weights each pair
     by :func:`lambda_weights` (a weighted mean, so both terms keep the same scale).
     """
+    _check_loss(loss)
     same = group[:, None] == group[None, :]
     better = (y[:, None] - y[None, :]) > 1e-6
     mask = same & better
@@ -76,11 +81,9 @@ def ranking_loss(scores: torch.Tensor, y: torch.Tensor, group: torch.Tensor, mse
         rank = scores.sum() * 0
     elif loss == "ranknet":
         rank = torch.nn.functional.softplus(-diff[mask]).mean()
-    elif loss == "lambdarank":
+    else:
         w = lambda_weights(scores.detach(), y, group)[mask]
         rank = (torch.nn.functional.softplus(-diff[mask]) * w).sum() / w.sum().clamp_min(1e-12)
-    else:
-        raise ValueError(f"unknown loss {loss!r}; choose one of {', '.join(LOSSES)}")
     return rank + mse_weight * torch.mean((scores - y) ** 2)
 
 
