@@ -1,8 +1,11 @@
 """Featurizer: exact graphs of hand-written programs, both lowerings, caps and bad input."""
 
+import math
+
 import numpy as np
 import pytest
 import torch
+from tvm.script import tirx as T
 
 from tvm_gnn import _walk, graph
 from tvm_gnn.vocab import NODE_TYPES
@@ -134,3 +137,17 @@ def test_featurize_batch_equals_batched_data_list(conv_candidates):
     # failures are reported and left out, the rest keeps its order
     arrays, ok, errors = graph.featurize_batch(mixed, graph.FeaturizerConfig(max_nodes=10))
     assert arrays is None and ok == [] and len(errors) == 3
+
+
+@T.prim_func(s_tir=True)
+def max_from_minus_inf(a: T.Buffer((8,), "float32"), b: T.Buffer((1,), "float32")):
+    b[0] = T.float32(-math.inf)  # a max-reduction's init, as in a transformer's softmax
+    for i in range(8):
+        b[0] = T.max(b[0], a[i] * T.float32(math.nan))
+
+
+def test_infinite_and_nan_constants_get_finite_features():
+    x = graph.featurize(max_from_minus_inf).x
+    assert torch.isfinite(x).all()
+    assert x[:, _walk.F_CONST].min() == -_walk.SLOG_INF  # -inf: beyond every finite float
+    assert abs(_walk._slog(-3.4e38)) < _walk.SLOG_INF

@@ -45,6 +45,13 @@ def test_fit_learns_and_is_deterministic(conv_candidates, loss):
     assert max(hist.val_pairwise_acc) == hist.val_pairwise_acc[hist.best_epoch]
 
 
+def test_fit_stops_on_a_non_finite_loss(conv_candidates):
+    data = _dataset(conv_candidates)
+    data[3].x[0, 0] = math.inf  # what the featurizer once emitted for a -inf constant
+    with pytest.raises(ValueError, match="training loss is nan at epoch 1"):
+        fit(default_gnn("learned"), data, data, TrainConfig(epochs=2, batch_size=64, seed=0))
+
+
 def test_predict_candidates_matches_graph_by_graph_prediction(conv_candidates):
     import numpy as np
 

@@ -57,7 +57,14 @@ class GraphTooLargeError(ValueError):
     """The program has more nodes than the featurizer's cap allows."""
 
 
+#: _slog of an infinite constant (such as a max-reduction's -inf init): past every finite
+#: float32's (log2(1 + 3.4e38) = 128), so it stays finite and apart from them
+SLOG_INF = 129.0
+
+
 def _slog(v):
+    if not math.isfinite(v):
+        return 0.0 if v != v else (SLOG_INF if v > 0 else -SLOG_INF)  # NaN: no magnitude
     return math.log2(1.0 + v) if v >= 0 else -math.log2(1.0 - v)
 
 

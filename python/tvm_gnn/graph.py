@@ -43,7 +43,8 @@ NUM_FEATURES = _walk.NUM_FEATURES
 GraphTooLargeError = _walk.GraphTooLargeError
 
 #: Bump when the graphs the featurizer emits change; cached datasets are rebuilt on a mismatch.
-FEATURIZER_VERSION = 1
+#: 2: infinite and NaN constants get finite features (they were inf/NaN, and trained as NaN).
+FEATURIZER_VERSION = 2
 
 EDGE_DOWN, EDGE_UP, EDGE_DEF_USE, EDGE_USE_DEF = 0, 1, 2, 3
 NUM_EDGE_TYPES = 4
@@ -167,6 +168,9 @@ def _assemble(outs) -> dict[str, np.ndarray]:
     x[:, _walk.F_LOOP_DEPTH] = loopds
     x[:, _walk.F_TRIPS] = trips
     x[np.asarray(sp_node, dtype=np.int64) + np.repeat(offsets, n_sp), sp_col] = sp_val
+    if not np.isfinite(x).all():  # a feature the walk does not bound yet: refuse, never train on it
+        bad = sorted({int(c) for c in np.nonzero(~np.isfinite(x))[1]})
+        raise ValueError(f"non-finite node features in column(s) {bad}")
     par = np.asarray(parents, dtype=np.int64)
     child = np.nonzero(par >= 0)[0]
     par = par[child] + np.repeat(offsets, counts)[child]

@@ -161,10 +161,14 @@ def fit(
             batch = Batch.from_data_list([train[i] for i in idx])
             scores = model.forward_batch(batch)
             loss = ranking_loss(scores, batch.y, batch.group, config.mse_weight, config.loss)
+            value = float(loss.detach())
+            if not math.isfinite(value):  # NaN weights would be kept as if they were a model
+                raise ValueError(f"training loss is {value} at epoch {epoch + 1}: a non-finite "
+                                 "feature or label in the batch, or a learning rate too high")
             opt.zero_grad()
             loss.backward()
             opt.step()
-            total += float(loss.detach()) * len(idx)
+            total += value * len(idx)
             count += len(idx)
         hist.train_loss.append(total / count)
         if val:
