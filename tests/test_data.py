@@ -102,3 +102,13 @@ def test_unpack_then_pack_round_trip_and_shrink_guard(packed, tmp_path):
     with pytest.raises(ValueError, match="tvm-gnn unpack"):
         data.pack(raw, again)
     assert gzip.decompress(gz.read_bytes()) == gzip.decompress(orig.read_bytes())
+
+
+def test_samples_read_a_snapshot_of_the_record_file(small_db):
+    lines = data.record_lines(small_db)
+    assert lines == 6
+    assert len(data.samples(small_db, max_line=4)[0]) == 4
+    assert data.snapshot_line(small_db, None) is None and data.snapshot_line(small_db, 6) is None
+    assert data.snapshot_line(small_db, 4) == 4
+    with pytest.raises(ValueError, match="6 record lines, fewer than the 7"):
+        data.snapshot_line(small_db, 7)

@@ -109,3 +109,47 @@ def test_train_refuses_bad_numbers_before_reading_data(tmp_path, capsys, option,
         main(["train", "--data", str(tmp_path / "absent"), option, value])
     assert exit_.value.code == 2
     assert option in capsys.readouterr().err
+
+
+def test_a_checkpoint_keeps_its_records_after_the_dataset_grows(small_dataset, tmp_path, capsys):
+    """`collect` appends to the record files; a checkpoint records how many lines each training
+    network had, and retraining (`--records-of`) and the baselines read exactly those."""
+    import shutil
+
+    from tvm_gnn import dbfile
+    from tvm_gnn.evaluate import EvaluationError, load_groups, pretrained_xgb
+
+    root = tmp_path / "data"
+    shutil.copytree(small_dataset, root, ignore=shutil.ignore_patterns("cache"))
+    records = root / "cpu" / "resnet50" / dbfile.RECORD_FILE
+    full = records.read_text().splitlines(keepends=True)
+    records.write_text("".join(full[:80]))  # the dataset when the GNN was trained
+    old = tmp_path / "old.pt"
+    assert _train(root, old, "--epochs", "1") == 0
+    assert checkpoint.load(old)[2]["train_records"] == {"resnet50": 80}
+
+    records.write_text("".join(full))  # collect went on
+    again = tmp_path / "again.pt"
+    assert _train(root, again, "--epochs", "1", "--records-of", str(old)) == 0
+    m1, _, info = checkpoint.load(old)
+    m2, _, info2 = checkpoint.load(again)
+    assert info2["train_records"] == {"resnet50": 80}
+    assert info2["train_graphs"] == info["train_graphs"]
+    for k, v in m1.state_dict().items():
+        assert torch.equal(v, m2.state_dict()[k]), k
+
+    seen = load_groups(root, "cpu", ["resnet50"], snapshot={"resnet50": 80})
+    now = load_groups(root, "cpu", ["resnet50"])
+    assert 0 < sum(len(g.latencies) for g in seen) < sum(len(g.latencies) for g in now)
+    xgb = pretrained_xgb(root, checkpoint=old)
+    assert sum(len(g.costs) for g in xgb.data.values()) == sum(len(g.latencies) for g in seen)
+
+    new = tmp_path / "new.pt"  # trained on all 96 lines: not the same records
+    assert _train(root, new, "--epochs", "1") == 0
+    code = main(["eval", "--data", str(root), "--held-out", "resnet18", "--models", "gnn",
+                 "gnn-no-topk", "--gnn", str(old), "--gnn-no-topk", str(new), "-q"])  # fmt: skip
+    assert code == 2 and "trained on different records" in capsys.readouterr().err
+
+    records.write_text("".join(full[:64]))  # not the data the checkpoint saw
+    with pytest.raises(EvaluationError, match="fewer than the 80"):
+        pretrained_xgb(root, checkpoint=old)

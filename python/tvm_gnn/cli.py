@@ -263,10 +263,16 @@ def cmd_train(args) -> int:
                          seed=args.seed)
     overrides = {"topk": not args.no_topk, "topk_at": args.topk_at, "pool_ratio": args.pool_ratio,
                  "hidden": args.hidden, "norm": not args.no_norm}  # fmt: skip
+    snapshot = None
+    if args.records_of:
+        snapshot = checkpoint.load(args.records_of)[2].get("train_records")
+        if not snapshot:
+            raise UsageError(f"{args.records_of} does not record how many records it was "
+                             "trained on (trained before `train_records` existed)")  # fmt: skip
     run = train_on_dataset(args.data, hardware=args.hardware, held_out=args.held_out,
                            embedding=args.embedding, gnn_overrides=overrides, config=config,
                            val_fraction=args.val_fraction, cache_dir=args.cache_dir,
-                           progress=not args.quiet)  # fmt: skip
+                           progress=not args.quiet, snapshot=snapshot)  # fmt: skip
     checkpoint.save(args.out, run.model, run.featurizer, run.info)
     plot = args.plot or str(args.out).rsplit(".", 1)[0] + "-loss.png"
     plot_history(run.history, plot, title=f"{Path(args.out).name}: {run.info['train_graphs']} "
@@ -437,6 +443,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "of the ranking counts most (default: ranknet)")
     p.add_argument("--val-fraction", type=_number_in(0.0, 1.0, high_open=True), default=0.15,
                    help="share of training workloads held out for early stopping (default: 0.15)")
+    p.add_argument("--records-of", metavar="CHECKPOINT", default=None,
+                   help="train only on the records CHECKPOINT was trained on (the first lines of "
+                        "each training network's record file, as many as it had then): retrains "
+                        "it after the dataset grew (default: every record)")
     p.add_argument("--cache-dir", default=".cache/graphs",
                    help="featurized-graph cache (default: .cache/graphs)")
     p.add_argument("--seed", type=int, default=0,

@@ -81,6 +81,19 @@ def _count_lines(path: Path) -> int:
         return sum(1 for _ in f)
 
 
+def record_lines(folder) -> int:
+    """Lines of a network folder's record file (plain or gzipped; 0 without one).
+
+    ``collect`` only ever appends to that file, so its first N lines are a snapshot of the
+    network's records: a model records N per network and is later compared on exactly those.
+    """
+    folder = Path(folder)
+    for name in (dbfile.RECORD_FILE, dbfile.RECORD_FILE + ".gz"):
+        if (folder / name).exists():
+            return _count_lines(folder / name)
+    return 0
+
+
 def unpack(packed_root, raw_root) -> list[str]:
     """Gunzip ``packed_root`` into ``raw_root`` where ``raw_root`` has no database yet.
 
@@ -140,8 +153,12 @@ def pack(raw_root, out_root, force: bool = False) -> list[str]:
     return written
 
 
-def samples(folder) -> tuple[list[Sample], dbfile.RecordScan]:
-    """Valid samples of one network folder, and the scan (failures, invalid latencies)."""
+def samples(folder, max_line: int | None = None) -> tuple[list[Sample], dbfile.RecordScan]:
+    """Valid samples of one network folder, and the scan (failures, invalid latencies).
+
+    ``max_line``: only records on the record file's first ``max_line`` lines (a snapshot, see
+    :func:`record_lines`); the scan still covers the whole file.
+    """
     folder = Path(folder)
     plain = _open_db_folder(folder)
     hashes = dbfile.read_workload_hashes(plain)
@@ -151,7 +168,7 @@ def samples(folder) -> tuple[list[Sample], dbfile.RecordScan]:
     scan = dbfile.read_records(plain)
     out = []
     for r in scan.records:
-        if r.failed:
+        if r.failed or (max_line is not None and r.line > max_line):
             continue
         h = hashes[r.workload]
         t = by_hash.get(h, {"name": h, "weight": 1})
@@ -257,8 +274,9 @@ def stats_markdown(st: dict) -> str:
 SPLITS = ("network", "workload", "random")
 
 
-def tuning_records(folder: Path):
-    """``(sample, TuningRecord or exception)`` for every valid record of a network folder.
+def tuning_records(folder: Path, max_line: int | None = None):
+    """``(sample, TuningRecord or exception)`` for every valid record of a network folder (of
+    its first ``max_line`` record lines, if given).
 
     Records are rebuilt line by line (``JSONDatabase.get_all_tuning_records`` does not keep file
     order). A record TVM cannot rebuild comes with the exception instead of a TuningRecord, so
@@ -267,7 +285,7 @@ def tuning_records(folder: Path):
     from tvm.s_tir import meta_schedule as ms
 
     plain = _open_db_folder(Path(folder))
-    got, scan = samples(folder)
+    got, scan = samples(folder, max_line)
     by_line = {r.line: r for r in scan.records}
     wl_lines = (plain / dbfile.WORKLOAD_FILE).read_text().splitlines()
     workloads: dict[int, object] = {}
@@ -282,8 +300,9 @@ def tuning_records(folder: Path):
             yield s, err
 
 
-def distinct_programs(folder: Path):
-    """``(sample, TuningRecord, MeasureCandidate)`` per distinct scheduled program of a folder.
+def distinct_programs(folder: Path, max_line: int | None = None):
+    """``(sample, TuningRecord, MeasureCandidate)`` per distinct scheduled program of a folder
+    (of its first ``max_line`` record lines, if given).
 
     Records of the same program in the same workload (a tiny design space sampled again and
     again) are merged: their latencies differ only by noise, and as separate samples they would
@@ -293,7 +312,7 @@ def distinct_programs(folder: Path):
     import tvm_ffi
 
     merged: dict[tuple[str, str], tuple[Sample, object, object, list[float]]] = {}
-    for s, record in tuning_records(folder):
+    for s, record in tuning_records(folder, max_line):
         try:
             if isinstance(record, Exception):
                 raise record
@@ -313,14 +332,14 @@ def distinct_programs(folder: Path):
         yield s, record, cand
 
 
-def _featurize_folder(folder: Path, config):
+def _featurize_folder(folder: Path, config, max_line: int | None = None):
     """Graphs (labelled with ``latency``) of one network folder's distinct programs."""
     import torch
 
     from .graph import featurize
 
     graphs, kept, skipped = [], [], 0
-    for s, _, cand in distinct_programs(folder):
+    for s, _, cand in distinct_programs(folder, max_line):
         try:
             g = featurize(cand.sch.mod, config)
         except Exception as err:  # noqa: BLE001 - one bad record must not stop the dataset
@@ -337,12 +356,28 @@ def _featurize_folder(folder: Path, config):
 CACHE_FORMAT = 2
 
 
+def snapshot_line(folder, lines: int | None) -> int | None:
+    """``max_line`` that reads a network folder as it was when it had ``lines`` record lines.
+
+    None (the whole file) when ``lines`` is None or the file has not grown since; ValueError
+    when the file is shorter: it is not the data the snapshot was taken of.
+    """
+    if lines is None:
+        return None
+    have = record_lines(folder)
+    if have < lines:
+        raise ValueError(f"{folder} has {have} record lines, fewer than the {lines} this was "
+                         "trained on: a different dataset")  # fmt: skip
+    return None if have == lines else int(lines)
+
+
 def load_graphs(root, config=None, cache_dir=".cache/graphs", progress: bool = False,
-                hardware: str | None = None, networks=None):
+                hardware: str | None = None, networks=None, snapshot: dict | None = None):
     """Graphs of every distinct measured program under ``root``, with :class:`Sample` metadata.
 
     ``hardware`` and ``networks`` restrict the folders read (default: all; never mix hardware
-    in one training set).
+    in one training set). ``snapshot`` (``{network: record lines}``, see :func:`record_lines`)
+    reads those networks' record files only up to that line.
 
     Cached per network folder under ``cache_dir/<featurizer version>/``; a cache is rebuilt when
     the featurizer version or the database files change.
@@ -360,19 +395,21 @@ def load_graphs(root, config=None, cache_dir=".cache/graphs", progress: bool = F
         folders = tqdm(folders, desc="featurize", unit="network")
     all_graphs, all_samples = [], []
     for hw, net, folder in folders:
+        max_line = snapshot_line(folder, (snapshot or {}).get(net))
         stamp = hashlib.sha1()
         for f in DB_FILES:
             p = folder / f if (folder / f).exists() else folder / (f + ".gz")
             stamp.update(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}".encode())
+        upto = "" if max_line is None else f"-upto{max_line}"
         cache = (Path(cache_dir) / f"{config.version()}-d{CACHE_FORMAT}" / hw
-                 / f"{net}-{stamp.hexdigest()[:12]}.pt")  # fmt: skip
+                 / f"{net}-{stamp.hexdigest()[:12]}{upto}.pt")  # fmt: skip
         if cache.exists():
             payload = torch.load(cache, weights_only=False)
             graphs, kept = unpack_graphs(payload["graphs"]), [Sample(**s) for s in payload["samples"]]
             for g, s in zip(graphs, kept):
                 g.latency = torch.tensor(s.latency, dtype=torch.float64)
         else:
-            graphs, kept, _ = _featurize_folder(folder, config)
+            graphs, kept, _ = _featurize_folder(folder, config, max_line)
             cache.parent.mkdir(parents=True, exist_ok=True)
             tmp = cache.with_suffix(".tmp")
             torch.save({"graphs": pack_graphs(graphs), "samples": [s.__dict__ for s in kept]}, tmp)

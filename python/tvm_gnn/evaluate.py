@@ -75,8 +75,13 @@ def _folder_target(folder: Path):
     return tvm.target.Target({"kind": "llvm", "num-cores": os.cpu_count() or 1})
 
 
-def load_groups(root, hardware: str, networks, progress: bool = False) -> list[Group]:
-    """Measured candidates of ``networks`` on ``hardware``, grouped by (network, workload)."""
+def load_groups(root, hardware: str, networks, progress: bool = False,
+                snapshot: dict | None = None) -> list[Group]:
+    """Measured candidates of ``networks`` on ``hardware``, grouped by (network, workload).
+
+    ``snapshot`` (``{network: record lines}``, a checkpoint's ``train_records``) reads those
+    networks' record files only that far: the records a model was trained on.
+    """
     from tvm.s_tir import meta_schedule as ms
 
     folders = [(net, f) for hw, net, f in data_mod.network_folders(root)
@@ -91,7 +96,11 @@ def load_groups(root, hardware: str, networks, progress: bool = False) -> list[G
     groups: dict[tuple[str, str], Group] = {}
     for net, folder in folders:
         target = _folder_target(folder)
-        for s, record, cand in data_mod.distinct_programs(folder):
+        try:
+            max_line = data_mod.snapshot_line(folder, (snapshot or {}).get(net))
+        except ValueError as err:
+            raise EvaluationError(str(err)) from None
+        for s, record, cand in data_mod.distinct_programs(folder, max_line):
             key = (net, s.shash)
             if key not in groups:
                 ctx = ms.TuneContext(mod=record.workload.mod, target=target,
@@ -140,7 +149,8 @@ def pretrained_xgb(root, checkpoint=None, seed: int = 0, progress: bool = False)
     info = ckpt.load(path)[2]
     if not info.get("train_networks") or not info.get("hardware"):
         raise EvaluationError(f"{path} does not record its hardware and training networks")
-    groups = load_groups(root, info["hardware"], info["train_networks"], progress=progress)
+    groups = load_groups(root, info["hardware"], info["train_networks"], progress=progress,
+                         snapshot=info.get("train_records"))  # fmt: skip
     model = train_xgb(groups, seed=seed, progress=progress)
     model.adaptive_training = True
     return model
@@ -271,6 +281,11 @@ def _checkpoint_infos(checkpoints: dict, models, held_out) -> dict[str, dict]:
     splits = {name: sorted(info["train_networks"]) for name, info in infos.items()}
     if len({tuple(v) for v in splits.values()}) > 1:
         raise EvaluationError(f"the GNN checkpoints were trained on different networks: {splits}")
+    snapshots = {name: info.get("train_records") for name, info in infos.items()}
+    if len({json.dumps(v, sort_keys=True) for v in snapshots.values()}) > 1:
+        raise EvaluationError("the GNN checkpoints were trained on different records (record "
+                              f"lines per network): {snapshots}; retrain them on the same data, "
+                              "e.g. with `tvm-gnn train --records-of`")  # fmt: skip
     return infos
 
 
@@ -292,8 +307,10 @@ def evaluate(
 
     hardware = data_mod.resolve_hardware(root, hardware)
     infos = _checkpoint_infos(checkpoints, models, held_out)
+    snapshot = None  # the training records: all, unless the GNNs recorded how many they saw
     if infos:
         train_nets = sorted(next(iter(infos.values()))["train_networks"])
+        snapshot = next(iter(infos.values())).get("train_records")
     else:  # no GNN to compare with: everything that is not held out
         train_nets = data_mod.training_networks(root, hardware, set(held_out) | set(HELD_OUT))
     missing = [n for n in train_nets if not (Path(root) / hardware / n).is_dir()]
@@ -304,16 +321,19 @@ def evaluate(
         raise EvaluationError(f"no training networks under {root}/{hardware}")
     test = load_groups(root, hardware, held_out, progress)
     needs_train = any(m in ("xgb", "mlp") for m in models)
-    train = load_groups(root, hardware, train_nets, progress) if needs_train else None
+    train = load_groups(root, hardware, train_nets, progress, snapshot) if needs_train else None
     # A workload with one distinct program offers no choice: every model picks it. Such groups
     # are left out (and MLPModel.predict crashes on a single candidate).
     trivial = sum(len(g.candidates) < 2 for g in test)
     test = [g for g in test if len(g.candidates) > 1]
-    train_hashes = {s.shash for net in train_nets
-                    for s in data_mod.samples(Path(root) / hardware / net)[0]}  # fmt: skip
+    train_hashes = set()
+    for net in train_nets:
+        folder = Path(root) / hardware / net
+        max_line = data_mod.snapshot_line(folder, (snapshot or {}).get(net))
+        train_hashes |= {s.shash for s in data_mod.samples(folder, max_line)[0]}
     shared = sorted({g.shash for g in test} & train_hashes)
     out = {"hardware": hardware, "held_out": list(held_out), "train_networks": train_nets,
-           "shared": shared, "single_program_workloads": trivial, "seed": seed,
+           "train_records": snapshot, "shared": shared, "single_program_workloads": trivial, "seed": seed,
            "models": {}}  # fmt: skip
     for name in models:
         start = time.perf_counter()
@@ -391,6 +411,11 @@ def markdown(res: dict) -> str:
               f"both tables): {res['single_program_workloads']}."]  # fmt: skip
     lines += ["", f"Shared workloads excluded from the first table: {len(res['shared'])}. "
               f"Training networks: {', '.join(res['train_networks'])}."]  # fmt: skip
+    if res.get("train_records"):
+        total = sum(res["train_records"].values())
+        lines += ["", f"Training records: the first {total:,} lines of the training networks' "
+                  "record files, as many as they had when the GNNs were trained (their "
+                  "checkpoints record it); every row saw exactly these."]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 

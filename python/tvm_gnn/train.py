@@ -17,6 +17,7 @@ import logging
 import math
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -287,8 +288,13 @@ def train_on_dataset(
     featurizer=None,
     cache_dir=".cache/graphs",
     progress: bool = False,
+    snapshot: dict | None = None,
 ) -> DatasetRun:
     """Train a GNN on every network of ``root/hardware`` except ``held_out``.
+
+    The checkpoint info's ``train_records`` keeps how many record lines each training network
+    had (``data.record_lines``), so that evaluation feeds the baselines exactly these records
+    after the dataset grows; ``snapshot`` (such a dict) trains on those lines only.
 
     Validation (early stopping, model choice) is a random ``val_fraction`` of the training
     networks' workloads, drawn with ``config.seed``: held-out networks are never looked at.
@@ -305,7 +311,13 @@ def train_on_dataset(
     nets = data.training_networks(root, hardware, held_out)
     if not nets:
         raise ValueError(f"{root}/{hardware} has no training networks (held out: {sorted(held_out)})")
-    graphs, samples = data.load_graphs(root, featurizer, cache_dir, progress, hardware, nets)
+    if snapshot is None:  # the record files as they are now (`collect` only appends to them)
+        snapshot = {net: data.record_lines(Path(root) / hardware / net) for net in nets}
+    elif set(snapshot) != set(nets):
+        raise ValueError(f"the snapshot covers {sorted(snapshot)}, but the training networks "
+                         f"of {root}/{hardware} are {nets}")  # fmt: skip
+    graphs, samples = data.load_graphs(root, featurizer, cache_dir, progress, hardware, nets,
+                                       snapshot)  # fmt: skip
     if not graphs:
         raise ValueError(f"no valid records in the training networks {nets}")
     graphs, samples = _merge_programs(graphs, samples)
@@ -320,6 +332,7 @@ def train_on_dataset(
         "trained": True,
         "hardware": hardware,
         "train_networks": nets,
+        "train_records": {net: int(n) for net, n in snapshot.items()},
         "held_out": sorted(held_out),
         "train_graphs": len(train),
         "val_graphs": len(val),
