@@ -9,8 +9,9 @@ draws its own validation split (15% of the training workloads) as well as its ow
 initialization, so compare rows within a seed's column, and means across seeds.
 
 Every run writes ``RUNS/<variant>-seed<k>.json`` (and its checkpoint and loss curve beside it);
-a run whose JSON matches the dataset's contents and the variant's options is not repeated, so
-the sweep resumes after a kill (a run killed halfway starts over). The table goes into
+a run whose JSON matches the dataset's contents, the featurizer version and the variant's
+options is not repeated, so the sweep resumes after a kill (a run killed halfway starts over).
+The table goes into
 ``docs/results.md`` (a generated section) and the runs' numbers into
 ``benchmarks/results/validation_sweep.json``.
 
@@ -33,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from tvm_gnn import report
+from tvm_gnn.graph import FeaturizerConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "validation-sweep"
@@ -76,7 +78,8 @@ def run_one(args, variant: str, seed: int, runs: Path, fingerprint: str, threads
     options = [*VARIANTS[variant], *args.train_args]
     if out.exists():
         old = json.loads(out.read_text())
-        if old.get("data") == fingerprint and old.get("options") == options:
+        if (old.get("data"), old.get("featurizer"), old.get("options")) == (
+                fingerprint, FeaturizerConfig().version(), options):  # fmt: skip
             return old
     cmd = train_command(args, variant, seed, runs)
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
@@ -89,6 +92,7 @@ def run_one(args, variant: str, seed: int, runs: Path, fingerprint: str, threads
     best = info["best_epoch"]
     result = {
         "variant": variant, "seed": seed, "options": options, "data": fingerprint,
+        "featurizer": FeaturizerConfig().version(),
         "val_pairwise_acc": info["val_pairwise_acc"][best], "val_top1": info["val_top1"][best],
         "best_epoch": best + 1, "epochs": len(info["train_loss"]),
         "train_seconds": info["train_seconds"], "threads": threads,
@@ -103,6 +107,18 @@ def run_one(args, variant: str, seed: int, runs: Path, fingerprint: str, threads
     return result
 
 
+def warm_cache(args) -> None:
+    """Featurize the training networks into the graph cache the runs share (as `tvm-gnn train`
+    reads them), so that parallel runs do not each featurize the same programs."""
+    from tvm_gnn import data
+    from tvm_gnn.networks import HELD_OUT
+
+    hardware = data.resolve_hardware(args.data)
+    nets = data.training_networks(args.data, hardware, set(HELD_OUT))
+    data.load_graphs(args.data, cache_dir=args.cache_dir, progress=True, hardware=hardware,
+                     networks=nets)  # fmt: skip
+
+
 def sweep(args) -> list[dict]:
     runs = Path(args.runs)
     runs.mkdir(parents=True, exist_ok=True)
@@ -112,14 +128,12 @@ def sweep(args) -> list[dict]:
     threads = max(1, cores // args.jobs)
     from tqdm import tqdm
 
+    warm_cache(args)  # featurized once here, read by every run
     bar = tqdm(total=len(todo), desc="validation sweep", unit="run")
     results = []
-    # the first run alone: it featurizes the dataset into the shared cache the others read
-    results.append(run_one(args, *todo[0], runs, fingerprint, cores))
-    bar.update()
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         futures = [pool.submit(run_one, args, v, s, runs, fingerprint, threads)
-                   for v, s in todo[1:]]  # fmt: skip
+                   for v, s in todo]  # fmt: skip
         for f in futures:
             results.append(f.result())
             bar.update()
@@ -171,7 +185,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2],
                         help="seeds (default: 0 1 2)")
     parser.add_argument("--jobs", type=int, default=1,
-                        help="runs trained at once, after the first (default: 1); each gets "
+                        help="runs trained at once (default: 1); each gets "
                              "cores / jobs torch threads")  # fmt: skip
     parser.add_argument("--runs", default=str(ROOT / ".cache" / "validation-sweep"),
                         help="checkpoints and per-run JSON (default: .cache/validation-sweep)")
