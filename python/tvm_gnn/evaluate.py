@@ -333,8 +333,8 @@ def evaluate(
         train_hashes |= {s.shash for s in data_mod.samples(folder, max_line)[0]}
     shared = sorted({g.shash for g in test} & train_hashes)
     out = {"hardware": hardware, "held_out": list(held_out), "train_networks": train_nets,
-           "train_records": snapshot, "shared": shared, "single_program_workloads": trivial, "seed": seed,
-           "models": {}}  # fmt: skip
+           "train_records": snapshot, "shared": shared, "single_program_workloads": trivial,
+           "seed": seed, "models": {}}  # fmt: skip
     for name in models:
         start = time.perf_counter()
         if name.startswith("gnn"):
