@@ -440,7 +440,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--loss", choices=("ranknet", "lambdarank"), default="ranknet",
                    help="pairwise ranking term: ranknet weighs every pair of a workload alike, "
                         "lambdarank weighs each by the NDCG change of swapping it, so the fast end "
-                        "of the ranking counts most (default: ranknet)")
+                        "of the ranking counts most (default: ranknet; the shipped weights use "
+                        "lambdarank, chosen on the validation split: docs/results.md)")
     p.add_argument("--val-fraction", type=_number_in(0.0, 1.0, high_open=True), default=0.15,
                    help="share of training workloads held out for early stopping (default: 0.15)")
     p.add_argument("--records-of", metavar="CHECKPOINT", default=None,
