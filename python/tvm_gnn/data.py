@@ -356,12 +356,14 @@ def _featurize_folder(folder: Path, config, max_line: int | None = None):
 CACHE_FORMAT = 2
 
 
-def snapshot_line(folder, lines: int | None) -> int | None:
-    """``max_line`` that reads a network folder as it was when it had ``lines`` record lines.
+def snapshot_line(folder, snapshot: dict | None) -> int | None:
+    """``max_line`` that reads a network folder as ``snapshot`` (``{network: lines}``) saw it.
 
-    None (the whole file) when ``lines`` is None or the file has not grown since; ValueError
-    when the file is shorter: it is not the data the snapshot was taken of.
+    None (the whole file) when the snapshot is None, does not name the folder's network, or the
+    file has not grown since; ValueError when the file is shorter: it is not the data the snapshot
+    was taken of.
     """
+    lines = (snapshot or {}).get(Path(folder).name)
     if lines is None:
         return None
     have = record_lines(folder)
@@ -395,7 +397,7 @@ def load_graphs(root, config=None, cache_dir=".cache/graphs", progress: bool = F
         folders = tqdm(folders, desc="featurize", unit="network")
     all_graphs, all_samples = [], []
     for hw, net, folder in folders:
-        max_line = snapshot_line(folder, (snapshot or {}).get(net))
+        max_line = snapshot_line(folder, snapshot)
         stamp = hashlib.sha1()
         for f in DB_FILES:
             p = folder / f if (folder / f).exists() else folder / (f + ".gz")

@@ -97,7 +97,7 @@ def load_groups(root, hardware: str, networks, progress: bool = False,
     for net, folder in folders:
         target = _folder_target(folder)
         try:
-            max_line = data_mod.snapshot_line(folder, (snapshot or {}).get(net))
+            max_line = data_mod.snapshot_line(folder, snapshot)
         except ValueError as err:
             raise EvaluationError(str(err)) from None
         for s, record, cand in data_mod.distinct_programs(folder, max_line):
@@ -329,7 +329,7 @@ def evaluate(
     train_hashes = set()
     for net in train_nets:
         folder = Path(root) / hardware / net
-        max_line = data_mod.snapshot_line(folder, (snapshot or {}).get(net))
+        max_line = data_mod.snapshot_line(folder, snapshot)
         train_hashes |= {s.shash for s in data_mod.samples(folder, max_line)[0]}
     shared = sorted({g.shash for g in test} & train_hashes)
     out = {"hardware": hardware, "held_out": list(held_out), "train_networks": train_nets,
