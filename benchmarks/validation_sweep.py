@@ -48,6 +48,10 @@ VARIANTS = {
     "lambdarank": ["--loss", "lambdarank"],
     "ranking-only": ["--mse-weight", "0"],
     "hidden-64": ["--hidden", "64"],
+    # LambdaRank (what the shipped weights use) combined with the open questions above
+    "lambdarank-no-topk": ["--loss", "lambdarank", "--no-topk"],
+    "lambdarank-hidden-64": ["--loss", "lambdarank", "--hidden", "64"],
+    "lambdarank-epochs-100": ["--loss", "lambdarank", "--epochs", "100"],
 }
 
 
