@@ -8,7 +8,8 @@ import torch
 from tvm_gnn import graph
 from tvm_gnn.cost_model import default_gnn
 from tvm_gnn.metrics import pairwise_accuracy
-from tvm_gnn.train import TrainConfig, fit, lambda_weights, predict, ranking_loss
+from tvm_gnn.train import (LOSSES, TrainConfig, fit, lambda_weights, pair_targets, predict,
+                           ranking_loss)
 
 
 def _dataset(conv_candidates):
@@ -102,3 +103,30 @@ def test_ranking_losses():
         ranking_loss(scores, y, group, 0.0, "listnet")
     with pytest.raises(ValueError, match="unknown loss"):
         TrainConfig(loss="listnet")
+
+
+def test_noisy_labels_soften_the_pair_targets():
+    sigma = 0.1
+    y = torch.tensor([1.0, math.exp(-sigma * math.sqrt(2)), 0.05])
+    p = pair_targets(y, sigma)
+    assert p[0, 1].item() == pytest.approx(0.5 * (1 + math.erf(1 / math.sqrt(2))))  # Phi(1)
+    assert torch.allclose(p + p.T, torch.ones(3, 3))  # i faster than j, or j faster than i
+    assert torch.allclose(p.diagonal(), torch.full((3,), 0.5))
+    assert p[0, 2] > 0.999  # a 20x gap is certain
+    group = torch.zeros(3, dtype=torch.long)
+    scores = torch.tensor([0.0, 0.0, 0.0], requires_grad=True)
+    for loss in LOSSES:
+        # a vanishing noise is RankNet / LambdaRank with hard targets
+        hard = ranking_loss(scores, y, group, 0.0, loss)
+        assert ranking_loss(scores, y, group, 0.0, loss, 1e-6).item() == pytest.approx(hard.item())
+    # with the noise, the near tie (0, 1) pulls its scores apart less than the clear pair (0, 2):
+    # at equal scores the pull on the faster one is its target minus a half
+    pulls = []
+    for pair in ([0, 1], [0, 2]):
+        s = torch.zeros(2, requires_grad=True)
+        ranking_loss(s, y[pair], group[:2], 0.0, "ranknet", sigma).backward()
+        pulls.append(-s.grad[0].item())
+        assert pulls[-1] == pytest.approx(p[pair[0], pair[1]].item() - 0.5, rel=1e-5)
+    assert 0 < pulls[0] < 0.7 * pulls[1]
+    with pytest.raises(ValueError, match="label_noise"):
+        TrainConfig(label_noise=-1.0)

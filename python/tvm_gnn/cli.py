@@ -260,7 +260,7 @@ def cmd_train(args) -> int:
 
     config = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
                          mse_weight=args.mse_weight, loss=args.loss, patience=args.patience,
-                         seed=args.seed)
+                         label_noise=args.label_noise, seed=args.seed)
     overrides = {"topk": not args.no_topk, "topk_at": args.topk_at, "pool_ratio": args.pool_ratio,
                  "hidden": args.hidden, "norm": not args.no_norm}  # fmt: skip
     snapshot = None
@@ -442,6 +442,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "lambdarank weighs each by the NDCG change of swapping it, so the fast end "
                         "of the ranking counts most (default: ranknet; the shipped weights use "
                         "lambdarank, chosen on the validation split: docs/results.md)")
+    p.add_argument("--label-noise", metavar="SIGMA", default=0.0,
+                   type=_number_in(0.0, math.inf, low_open=False, high_open=True),
+                   help="standard deviation of a measured log latency (benchmarks/noise_ceiling.py "
+                        "estimates it): each pair's target becomes the probability that its "
+                        "faster-measured program is truly faster, so pairs measured within the "
+                        "noise count less (default: 0, every pair certain)")
     p.add_argument("--val-fraction", type=_number_in(0.0, 1.0, high_open=True), default=0.15,
                    help="share of training workloads held out for early stopping (default: 0.15)")
     p.add_argument("--records-of", metavar="CHECKPOINT", default=None,

@@ -7,7 +7,11 @@ The loss is a pairwise ranking loss over pairs in the same workload plus ``mse_w
 the squared error against ``y``. The pairwise term is RankNet's (logistic loss on score
 differences, every pair alike) or LambdaRank's (the same, each pair weighted by how much swapping
 it would change the workload's NDCG, so the pairs at the fast end of the current ranking count
-most; gains are ``y`` itself, which is what a top-1 pick scores).
+most; gains are ``y`` itself, which is what a top-1 pick scores). With ``label_noise`` (the
+standard deviation of a measurement's log latency, which ``benchmarks/noise_ceiling.py``
+estimates), a pair's target is no longer "i is faster" for certain but the probability that i is
+faster given two noisy measurements: RankNet's probabilistic target, so a pair measured a few
+percent apart pulls its scores apart only a little.
 """
 
 from __future__ import annotations
@@ -47,12 +51,15 @@ class TrainConfig:
     weight_decay: float = 1e-5  # Adam weight decay
     mse_weight: float = 0.5  # weight of the regression term next to the ranking term
     loss: str = "ranknet"  # pairwise term: "ranknet" (pairs alike) or "lambdarank" (NDCG-weighted)
+    label_noise: float = 0.0  # sd of a measured log latency; > 0 softens the pairs' targets
     patience: int = 12  # epochs without validation improvement before stopping
     max_seconds: float | None = None  # wall-clock budget (online retraining keeps it small)
     seed: int = 0  # shuffling and initialization seed
 
     def __post_init__(self):
         _check_loss(self.loss)
+        if not (math.isfinite(self.label_noise) and self.label_noise >= 0):
+            raise ValueError(f"label_noise must be a finite number >= 0, got {self.label_noise}")
 
 
 @dataclass
@@ -67,11 +74,13 @@ class History:
 
 
 def ranking_loss(scores: torch.Tensor, y: torch.Tensor, group: torch.Tensor, mse_weight: float,
-                 loss: str = "ranknet"):  # fmt: skip
+                 loss: str = "ranknet", label_noise: float = 0.0):  # fmt: skip
     """Pairwise loss over pairs of the same group with different labels, plus weighted MSE.
 
     ``loss="ranknet"`` averages the pairs' logistic losses; ``"lambdarank"`` weights each pair
-    by :func:`lambda_weights` (a weighted mean, so both terms keep the same scale).
+    by :func:`lambda_weights` (a weighted mean, so both terms keep the same scale). Each pair's
+    logistic loss has target 1 ("the better one is better"), or with ``label_noise`` > 0 the
+    probability :func:`pair_targets` gives it.
     """
     _check_loss(loss)
     same = group[:, None] == group[None, :]
@@ -79,13 +88,32 @@ def ranking_loss(scores: torch.Tensor, y: torch.Tensor, group: torch.Tensor, mse
     mask = same & better
     diff = scores[:, None] - scores[None, :]
     if not mask.any():
-        rank = scores.sum() * 0
-    elif loss == "ranknet":
-        rank = torch.nn.functional.softplus(-diff[mask]).mean()
+        return scores.sum() * 0 + mse_weight * torch.mean((scores - y) ** 2)
+    if label_noise > 0:
+        target = pair_targets(y, label_noise)[mask]
+        pair = torch.nn.functional.binary_cross_entropy_with_logits(
+            diff[mask], target, reduction="none")
+    else:
+        pair = torch.nn.functional.softplus(-diff[mask])
+    if loss == "ranknet":
+        rank = pair.mean()
     else:
         w = lambda_weights(scores.detach(), y, group)[mask]
-        rank = (torch.nn.functional.softplus(-diff[mask]) * w).sum() / w.sum().clamp_min(1e-12)
+        rank = (pair * w).sum() / w.sum().clamp_min(1e-12)
     return rank + mse_weight * torch.mean((scores - y) ** 2)
+
+
+def pair_targets(y: torch.Tensor, label_noise: float) -> torch.Tensor:
+    """``P[i, j]``: the probability that i is truly faster than j, given labels ``y``
+    (throughputs) measured with log-normal noise of standard deviation ``label_noise``.
+
+    The difference of two such log measurements has standard deviation ``label_noise * sqrt(2)``,
+    so ``P = Phi(log(y_i / y_j) / (label_noise * sqrt(2)))``: 0.5 for equal labels, near 1 for
+    a gap of several times the noise.
+    """
+    logy = torch.log(y.clamp_min(1e-12))
+    gap = logy[:, None] - logy[None, :]
+    return 0.5 * (1.0 + torch.erf(gap / (2.0 * label_noise)))
 
 
 def lambda_weights(scores: torch.Tensor, y: torch.Tensor, group: torch.Tensor) -> torch.Tensor:
@@ -161,7 +189,8 @@ def fit(
         for idx in _batches(len(train), config.batch_size, rng, groups):
             batch = Batch.from_data_list([train[i] for i in idx])
             scores = model.forward_batch(batch)
-            loss = ranking_loss(scores, batch.y, batch.group, config.mse_weight, config.loss)
+            loss = ranking_loss(scores, batch.y, batch.group, config.mse_weight, config.loss,
+                                config.label_noise)  # fmt: skip
             value = float(loss.detach())
             if not math.isfinite(value):  # NaN weights would be kept as if they were a model
                 raise ValueError(f"training loss is {value} at epoch {epoch + 1}: a non-finite "
