@@ -187,8 +187,7 @@ def main(argv=None) -> int:
     print(body)
     if not args.no_write:
         report.write_section(args.doc, SECTION, body)
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(res, indent=1) + "\n")
+        report.write_json(args.json, res)
     return 0
 
 

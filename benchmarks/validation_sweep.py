@@ -222,8 +222,7 @@ def main(argv=None) -> int:
     print(text)
     if not args.no_write:
         report.write_section(args.doc, SECTION, text)
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(results, indent=1) + "\n")
+        report.write_json(args.json, results)
     return 0
 
 

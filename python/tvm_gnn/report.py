@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 
@@ -25,3 +26,10 @@ def write_section(path, name: str, body: str, title: str = "") -> None:
         text = text.rstrip() + ("\n\n" if text.strip() else "") + block + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
+
+
+def write_json(path, obj) -> None:
+    """``obj`` as indented JSON at ``path`` (folders created): the numbers beside a section."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(obj, indent=1) + "\n")
