@@ -130,6 +130,23 @@ def test_resume_in_the_uniform_phase_measures_only_what_is_missing(tmp_path, llv
     assert traces == [json.dumps(json.loads(line)[1][0]) for line in lines]
 
 
+def test_a_failed_record_does_not_count_toward_the_target(tmp_path, llvm_target):
+    cfg = CollectConfig(trials_per_task=4, uniform_fraction=1.0, batch_size=2)
+    collect_network("u", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[_tiny_task()],
+                    progress=False)  # fmt: skip
+    record_file = _db_folder(tmp_path, "u") / dbfile.RECORD_FILE
+    lines = record_file.read_text().splitlines()
+    wl, rec = json.loads(lines[1])
+    lines[1] = json.dumps([wl, [rec[0], None, *rec[2:]]])  # as if its run had failed
+    record_file.write_text("\n".join(lines) + "\n")
+    again = collect_network("u", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[_tiny_task()],
+                            progress=False)  # fmt: skip
+    assert again["measured"] == 1 and again["records"] == 5  # the failure kept, one more measured
+    scan = dbfile.read_records(record_file.parent)
+    assert sum(not r.failed for r in scan.records) == 4
+    assert len({json.dumps(r.trace) for r in scan.records}) == 5  # the failed program not retried
+
+
 def test_a_program_the_database_holds_is_measured_but_not_recorded_again(small_db, tmp_path,
                                                                         llvm_target):  # fmt: skip
     """The evolutionary phase's commit callback: MetaSchedule's search re-proposes recorded programs."""

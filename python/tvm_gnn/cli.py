@@ -190,7 +190,7 @@ def cmd_pack(args) -> int:
     from .data import pack
 
     written = pack(args.raw, args.out, force=args.force)
-    print(f"packed {len(written)} database files into {args.out}")
+    print(f"packed {len(written)} changed database files into {args.out}")
     return 0
 
 
@@ -491,7 +491,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "the synthetic families), synthetic (default: all)")
     p.add_argument("--out", default="data", help="dataset root (default: data)")
     p.add_argument("--trials-per-task", type=_positive_int, default=48,
-                   help="measured candidates per task, failures included (default: 48)")
+                   help="valid measured candidates per task; failed builds and runs are kept as "
+                        "failures but do not count (default: 48)")
     p.add_argument("--uniform-fraction", type=float, default=0.5,
                    help="share sampled uniformly from the design space; the rest comes from "
                         "evolutionary search (default: 0.5)")

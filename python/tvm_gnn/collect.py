@@ -161,14 +161,18 @@ def _trace_key(trace_json) -> str:
 
 
 def _existing(folder: Path):
-    """Per workload shash: number of records and the set of their trace keys."""
+    """Per workload shash: number of valid records and the set of all records' trace keys.
+
+    A failed record counts as seen (its program is not measured again) but not toward
+    ``trials_per_task``, whose target is valid candidates.
+    """
     hashes = dbfile.read_workload_hashes(folder)
     scan = dbfile.read_records(folder)
     counts: dict[str, int] = {}
     keys: dict[str, set] = {}
     for r in scan.records:
         h = hashes[r.workload]
-        counts[h] = counts.get(h, 0) + 1
+        counts[h] = counts.get(h, 0) + (not r.failed)
         keys.setdefault(h, set()).add(_trace_key(r.trace))
     return counts, keys, scan
 
