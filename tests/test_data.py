@@ -27,6 +27,9 @@ def test_pack_is_lossless_and_deterministic(small_db, packed, tmp_path):
     (gz2,) = again.glob(f"*/unit/{dbfile.RECORD_FILE}.gz")
     assert gz.read_bytes() == gz2.read_bytes()
     assert (gz.parent / "tasks.json").exists() and (gz.parent / "provenance.jsonl").exists()
+    before = gz2.stat().st_mtime_ns
+    assert data.pack(small_db.parent.parent, again) == []  # nothing new: nothing rewritten
+    assert gz2.stat().st_mtime_ns == before  # so the graph cache keyed by mtime stays valid
 
 
 def test_stats_raw_and_packed_agree(small_db, packed):

@@ -122,6 +122,9 @@ def pack(raw_root, out_root, force: bool = False) -> list[str]:
 
     Refuses (``ValueError``) to replace a packed file with one of fewer lines unless ``force``:
     a raw folder that started over must not overwrite what was measured before (``unpack``).
+    A file whose packed bytes would not change is left untouched, mtime included, so the graph
+    cache (keyed by size and mtime) of an unchanged network stays valid. Returns the files
+    written.
     """
     written = []
     for hw, net, folder in network_folders(raw_root):
@@ -141,16 +144,23 @@ def pack(raw_root, out_root, force: bool = False) -> list[str]:
             src = folder / f
             if not src.exists():
                 continue
-            tmp = dest / (f + ".gz.tmp")
+            tmp, gz = dest / (f + ".gz.tmp"), dest / (f + ".gz")
             with open(src, "rb") as s, open(tmp, "wb") as raw:
                 with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as z:
                     shutil.copyfileobj(s, z)
-            os.replace(tmp, dest / (f + ".gz"))
-            written.append(str(dest / (f + ".gz")))
+            if _same_bytes(tmp, gz):
+                tmp.unlink()
+                continue
+            os.replace(tmp, gz)
+            written.append(str(gz))
         for f in META_FILES:
-            if (folder / f).exists():
+            if (folder / f).exists() and not _same_bytes(folder / f, dest / f):
                 shutil.copyfile(folder / f, dest / f)
     return written
+
+
+def _same_bytes(a: Path, b: Path) -> bool:
+    return b.exists() and a.stat().st_size == b.stat().st_size and a.read_bytes() == b.read_bytes()
 
 
 def samples(folder, max_line: int | None = None) -> tuple[list[Sample], dbfile.RecordScan]:
