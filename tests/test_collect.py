@@ -147,6 +147,41 @@ def test_a_failed_record_does_not_count_toward_the_target(tmp_path, llvm_target)
     assert len({json.dumps(r.trace) for r in scan.records}) == 5  # the failed program not retried
 
 
+def _pool_task():
+    """A 2x2 max pool: a design space of a few dozen programs (VGG-16's pools hold about 28)."""
+    import tvm
+    from tvm import te, topi
+
+    x = te.placeholder((1, 2, 8, 8), name="X")
+    y = topi.nn.pool2d(x, (2, 2), (2, 2), (1, 1), (0, 0, 0, 0), "max", layout="NCHW")
+    return ("max_pool", tvm.IRModule({"main": te.create_prim_func([x, y])}), 1)
+
+
+def test_a_short_small_space_is_measured_whole_and_marked_exhausted(tmp_path, llvm_target,
+                                                                   monkeypatch):  # fmt: skip
+    """What the search leaves short, many uniform draws finish, and then mark exhausted."""
+    import tvm_ffi
+
+    from tvm_gnn import collect
+
+    monkeypatch.setattr(collect, "EVOLUTION_ROUNDS", 0)  # as if the search found nothing new
+    name, mod, _ = _pool_task()
+    cfg = CollectConfig(trials_per_task=64, batch_size=16)
+    got = collect_network("p", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[(name, mod, 1)],
+                          progress=False)  # fmt: skip
+    folder = _db_folder(tmp_path, "p")
+    shash = str(tvm_ffi.structural_hash(mod))
+    assert 1 < got["records"] < 64 and shash in collect.read_exhausted(folder)
+    _, keys, _ = collect._existing(folder)
+    workload = ms.database.JSONDatabase(work_dir=str(folder)).commit_workload(mod)
+    draws = collect.unrecorded_draws(mod, llvm_target, workload, set(), 512, seed=7)
+    assert {k for k, _ in draws} <= keys[shash]  # every program drawn is recorded
+    assert collect.unrecorded_draws(mod, llvm_target, workload, keys[shash], 512, seed=7) == []
+    dropped = {draws[0][0], draws[-1][0]}  # as if two of them had not been measured yet
+    found = collect.unrecorded_draws(mod, llvm_target, workload, keys[shash] - dropped, 512, 7)
+    assert {k for k, _ in found} == dropped
+
+
 def test_a_program_the_database_holds_is_measured_but_not_recorded_again(small_db, tmp_path,
                                                                         llvm_target):  # fmt: skip
     """The evolutionary phase's commit callback: MetaSchedule's search re-proposes recorded programs."""

@@ -6,7 +6,10 @@ For each task of a network, ``trials_per_task`` candidates are measured:
 1. a ``uniform_fraction`` of them sampled uniformly from MetaSchedule's design space (random
    decisions, post-processed), which covers the slow end of the latency range;
 2. the rest proposed by MetaSchedule's evolutionary search (guided by XGBModel), which covers the
-   fast end.
+   fast end;
+3. if the task is still short, ``EXHAUST_DRAWS`` more uniform draws: they measure the programs the
+   search missed, or, finding none unrecorded, mark the design space exhausted (a small space's
+   search keeps re-proposing recorded programs and never proves it is done).
 
 Records go into one standard JSON database per network and hardware
 (``OUT/<hardware>/<network>/database_*.json``, loadable by ``ms.database.JSONDatabase``), committed
@@ -284,8 +287,6 @@ def collect_task(task_name, mod, folder: Path, target, cfg: CollectConfig, build
     import tvm_ffi
     from tvm.s_tir import meta_schedule as ms
 
-    from .sampling import sample_candidates
-
     shash = str(tvm_ffi.structural_hash(mod))
     done = {"task": task_name, "shash": shash, "measured": 0, "failed": 0, "repeats": 0}
     exhausted = read_exhausted(folder)
@@ -300,26 +301,24 @@ def collect_task(task_name, mod, folder: Path, target, cfg: CollectConfig, build
     seen = set(keys.get(shash, set()))  # the traces this task's records hold
     # 1. uniform samples: deterministic per (seed, task), so a rerun skips what is recorded
     n_uniform = round(cfg.trials_per_task * cfg.uniform_fraction)
-    if have < n_uniform:
-        ctx, cands = sample_candidates(mod, target, n_uniform, seed=cfg.seed * 7919 + task_index)
-        todo, keyed = [], set()
-        for c in cands:
-            # A small design space (an elementwise op has one schedule) makes the sampler return
-            # the same trace again and again: measure each once.
-            key = _record_key(c.sch.trace, workload)
-            if key not in seen and key not in keyed:
-                keyed.add(key)
-                todo.append((key, c))
-        todo = todo[: n_uniform - have]
+
+    def measure(todo):
+        nonlocal have
         for i in range(0, len(todo), cfg.batch_size):
             batch = [c for _, c in todo[i : i + cfg.batch_size]]
             results = _measure_batch(batch, target, builder, runner)
-            done["failed"] += _commit(db, workload, target, batch, results)
+            failed = _commit(db, workload, target, batch, results)
+            done["failed"] += failed
             seen.update(key for key, _ in todo[i : i + cfg.batch_size])
             done["measured"] += len(batch)
-            have += len(batch)
+            have += len(batch) - failed
             if bar is not None:
                 bar.update(len(batch))
+
+    if have < n_uniform:
+        todo = unrecorded_draws(mod, target, workload, seen, n_uniform,
+                                seed=cfg.seed * 7919 + task_index)  # fmt: skip
+        measure(todo[: n_uniform - have])
     # 2. evolutionary search for the rest, into the same database
     for search in range(EVOLUTION_ROUNDS):
         rest = cfg.trials_per_task - have
@@ -349,8 +348,39 @@ def collect_task(task_name, mod, folder: Path, target, cfg: CollectConfig, build
             _write_json(folder / EXHAUSTED_FILE, sorted(exhausted | {shash}))
             break
         if commit.new == 0:
-            break  # everything it proposed was recorded already; a rerun may try again
+            break  # everything it proposed was recorded already
+    # 3. still short: many uniform draws find what the search missed, or show there is none
+    if have < cfg.trials_per_task and shash not in read_exhausted(folder):
+        rest = cfg.trials_per_task - have
+        todo = unrecorded_draws(mod, target, workload, seen, EXHAUST_DRAWS,
+                                seed=_search_seed(cfg.seed, task_index, EVOLUTION_ROUNDS))
+        measure(todo[:rest])
+        if len(todo) < rest:  # every program the draws found is recorded now, and it was too few
+            _write_json(folder / EXHAUSTED_FILE, sorted(read_exhausted(folder) | {shash}))
     return done
+
+
+#: Uniform draws that decide whether a task still short after its search has more programs.
+EXHAUST_DRAWS = 512
+
+
+def unrecorded_draws(mod, target, workload, seen: set, n: int, seed: int) -> list:
+    """(trace key, candidate) of the distinct programs among ``n`` uniform draws of ``mod``'s
+    design space that ``seen`` (trace keys) lacks, in draw order, the same for the same seed.
+
+    A small design space (an elementwise op has one schedule) makes the sampler return the same
+    program again and again: each is returned once.
+    """
+    from .sampling import sample_candidates
+
+    _, cands = sample_candidates(mod, target, n, seed=seed)
+    todo, keyed = [], set()
+    for c in cands:
+        key = _record_key(c.sch.trace, workload)
+        if key not in seen and key not in keyed:
+            keyed.add(key)
+            todo.append((key, c))
+    return todo
 
 
 def _search_seed(seed: int, task_index: int, search: int) -> int:
