@@ -279,7 +279,7 @@ EVOLUTION_ROUNDS = 3
 
 def collect_task(task_name, mod, folder: Path, target, cfg: CollectConfig, builder, runner,
                  bar=None, task_index: int = 0, db=None, existing=None) -> dict:  # fmt: skip
-    """Measure one task up to ``cfg.trials_per_task`` records; returns counts.
+    """Measure one task up to ``cfg.trials_per_task`` valid records; returns counts.
 
     ``db`` (the folder's JSONDatabase) and ``existing`` (``_existing(folder)``) may be passed in
     when many tasks of one folder are collected: loading them costs seconds per call.
@@ -345,18 +345,19 @@ def collect_task(task_name, mod, folder: Path, target, cfg: CollectConfig, build
         have += commit.new
         if commit.proposed < rest:
             # The search stops early only when it finds no program it has not measured.
-            _write_json(folder / EXHAUSTED_FILE, sorted(exhausted | {shash}))
+            exhausted = exhausted | {shash}
+            _write_json(folder / EXHAUSTED_FILE, sorted(exhausted))
             break
         if commit.new == 0:
             break  # everything it proposed was recorded already
     # 3. still short: many uniform draws find what the search missed, or show there is none
-    if have < cfg.trials_per_task and shash not in read_exhausted(folder):
+    if have < cfg.trials_per_task and shash not in exhausted:
         rest = cfg.trials_per_task - have
         todo = unrecorded_draws(mod, target, workload, seen, EXHAUST_DRAWS,
                                 seed=_search_seed(cfg.seed, task_index, EVOLUTION_ROUNDS))
         measure(todo[:rest])
         if len(todo) < rest:  # every program the draws found is recorded now, and it was too few
-            _write_json(folder / EXHAUSTED_FILE, sorted(read_exhausted(folder) | {shash}))
+            _write_json(folder / EXHAUSTED_FILE, sorted(exhausted | {shash}))
     return done
 
 
