@@ -17,6 +17,10 @@ The table goes into
 
     .venv/bin/python benchmarks/validation_sweep.py --seeds 0 1 2
     .venv/bin/python benchmarks/validation_sweep.py --variants default lambdarank --jobs 8
+    python benchmarks/validation_sweep.py --device cuda --jobs 15   # runs sharing one GPU
+
+Training itself needs no TVM once the graph cache holds the dataset (the cache is keyed by the
+database files' contents, so it can be copied to a GPU machine along with the dataset).
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ VARIANTS = {
     "hidden-64": ["--hidden", "64"],
     # LambdaRank (what the shipped weights use) combined with the open questions above
     "lambdarank-no-topk": ["--loss", "lambdarank", "--no-topk"],
+    "lambdarank-learned-emb": ["--loss", "lambdarank", "--embedding", "learned"],
     "lambdarank-hidden-64": ["--loss", "lambdarank", "--hidden", "64"],
     "lambdarank-epochs-100": ["--loss", "lambdarank", "--epochs", "100"],
     # pair targets softened by the measurement noise benchmarks/noise_ceiling.py estimates
@@ -68,14 +73,11 @@ def data_fingerprint(data: Path) -> str:
 
 
 def train_command(args, variant: str, seed: int, runs: Path) -> list[str]:
-    exe = Path(sys.executable).with_name("tvm-gnn")
-    if not exe.exists():
-        raise SystemExit(f"no {exe}: run this with the Python of the environment tvm_gnn is "
-                         "installed in (.venv/bin/python)")  # fmt: skip
     stem = runs / f"{variant}-seed{seed}"
-    return [str(exe), "train", "--data", str(args.data), "--seed", str(seed), "--out",
-            f"{stem}.pt", "--plot", f"{stem}-loss.png", "--cache-dir", args.cache_dir, "-q",
-            *VARIANTS[variant], *args.train_args]  # fmt: skip
+    return [sys.executable, "-m", "tvm_gnn.cli", "train", "--data", str(args.data), "--seed",
+            str(seed), "--out", f"{stem}.pt", "--plot", f"{stem}-loss.png", "--cache-dir",
+            args.cache_dir, "--device", args.device, "-q", *VARIANTS[variant],
+            *args.train_args]  # fmt: skip
 
 
 def run_one(args, variant: str, seed: int, runs: Path, fingerprint: str, threads: int) -> dict:
@@ -84,8 +86,9 @@ def run_one(args, variant: str, seed: int, runs: Path, fingerprint: str, threads
     options = [*VARIANTS[variant], *args.train_args]
     if out.exists():
         old = json.loads(out.read_text())
-        if (old.get("data"), old.get("featurizer"), old.get("options")) == (
-                fingerprint, FeaturizerConfig().version(), options):  # fmt: skip
+        if (old.get("data"), old.get("featurizer"), old.get("options"),
+                old.get("device", "cpu")) == (fingerprint, FeaturizerConfig().version(), options,
+                                              args.device):  # fmt: skip
             return old
     cmd = train_command(args, variant, seed, runs)
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
@@ -101,7 +104,7 @@ def run_one(args, variant: str, seed: int, runs: Path, fingerprint: str, threads
         "featurizer": FeaturizerConfig().version(),
         "val_pairwise_acc": info["val_pairwise_acc"][best], "val_top1": info["val_top1"][best],
         "best_epoch": best + 1, "epochs": len(info["train_loss"]),
-        "train_seconds": info["train_seconds"], "threads": threads,
+        "train_seconds": info["train_seconds"], "threads": threads, "device": args.device,
         "train_networks": info["train_networks"], "train_graphs": info["train_graphs"],
         "val_graphs": info["val_graphs"], "val_workloads": info["val_workloads"],
     }  # fmt: skip
@@ -168,6 +171,11 @@ def table(results: list[dict], seeds: list[int]) -> str:
 
 def render(results: list[dict], seeds: list[int], command: str, machine: str) -> str:
     first = results[0]
+    if first.get("device", "cpu") == "cpu":
+        repeat = "the accuracies repeat exactly for a seed and torch thread count."
+    else:  # CUDA's scatter kernels add in no fixed order
+        repeat = ("on a GPU the accuracies of a seed differ a little from run to run (CUDA adds "
+                  "in no fixed order), so differences within one seed's spread are noise.")
     val = ", ".join(f"seed {r['seed']}: {r['val_workloads']}" for r in results
                     if r["variant"] == first["variant"])  # fmt: skip
     return "\n".join([
@@ -179,7 +187,7 @@ def render(results: list[dict], seeds: list[int], command: str, machine: str) ->
         f"Machine: {machine}. Command: `{command}` ({datetime.date.today().isoformat()}). "
         "Each cell is the validation metric at the epoch early stopping chose (on pairwise "
         "accuracy); top-1 is `tvm_gnn.metrics.mean_top1`. Training seconds are timings and vary "
-        "from run to run; the accuracies repeat exactly for a seed and torch thread count.",
+        f"from run to run; {repeat}",
     ])  # fmt: skip
 
 
@@ -197,6 +205,9 @@ def main(argv=None) -> int:
                         help="checkpoints and per-run JSON (default: .cache/validation-sweep)")
     parser.add_argument("--cache-dir", default=str(ROOT / ".cache" / "graphs"),
                         help="featurized-graph cache (default: .cache/graphs)")
+    parser.add_argument("--device", default="cpu",
+                        help="`tvm-gnn train --device` of every run: cpu (default) or cuda; "
+                             "runs share the GPU")  # fmt: skip
     parser.add_argument("--train-args", nargs=argparse.REMAINDER, default=[],
                         help="more `tvm-gnn train` options for every run (last on the line)")
     parser.add_argument("--doc", default=str(ROOT / "docs" / "results.md"),
@@ -218,6 +229,10 @@ def main(argv=None) -> int:
     command = "python benchmarks/validation_sweep.py " + " ".join(
         a for a in (argv if argv is not None else sys.argv[1:]))
     machine = f"{cpu_model()}, {os.cpu_count()} cores, {args.jobs} run(s) at a time"
+    if args.device != "cpu":
+        import torch
+
+        machine += f", trained on {torch.cuda.get_device_name(torch.device(args.device))}"
     text = render(results, args.seeds, command, machine)
     print(text)
     if not args.no_write:

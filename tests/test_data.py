@@ -29,7 +29,7 @@ def test_pack_is_lossless_and_deterministic(small_db, packed, tmp_path):
     assert (gz.parent / "tasks.json").exists() and (gz.parent / "provenance.jsonl").exists()
     before = gz2.stat().st_mtime_ns
     assert data.pack(small_db.parent.parent, again) == []  # nothing new: nothing rewritten
-    assert gz2.stat().st_mtime_ns == before  # so the graph cache keyed by mtime stays valid
+    assert gz2.stat().st_mtime_ns == before  # untouched, mtime included
 
 
 def test_stats_raw_and_packed_agree(small_db, packed):
@@ -72,6 +72,25 @@ def test_load_graphs_labels_and_cache(packed, tmp_path):
     assert len(caches) == 1 and FeaturizerConfig().version() in str(caches[0])
     data.load_graphs(packed, FeaturizerConfig(lowering="tvm"), cache_dir=tmp_path / "cache")
     assert len(list((tmp_path / "cache").rglob("*.pt"))) == 2  # another featurizer, another cache
+
+
+def test_the_graph_cache_follows_the_files_contents_not_their_times(packed, tmp_path, monkeypatch):
+    import shutil
+
+    graphs, _ = data.load_graphs(packed, cache_dir=tmp_path / "cache")
+    copy = tmp_path / "copy"  # a clone or a copy to another machine: new times, same bytes
+    shutil.copytree(packed, copy, copy_function=shutil.copy)
+
+    def featurize(*args, **kwargs):
+        raise AssertionError("featurized again although the cache holds these files")
+
+    monkeypatch.setattr(data, "_featurize_folder", featurize)
+    again, _ = data.load_graphs(copy, cache_dir=tmp_path / "cache")
+    assert all(torch.equal(a.x, b.x) for a, b in zip(graphs, again)) and len(again) == len(graphs)
+    (rec,) = copy.glob(f"*/unit/{dbfile.RECORD_FILE}.gz")
+    rec.write_bytes(gzip.compress(gzip.decompress(rec.read_bytes())[: -200]))  # other contents
+    with pytest.raises(AssertionError, match="featurized again"):
+        data.load_graphs(copy, cache_dir=tmp_path / "cache")
 
 
 def test_splits():

@@ -104,7 +104,8 @@ def test_pretrained_xgb_learns_exactly_the_checkpoints_training_records(small_da
 @pytest.mark.parametrize("option, value", [("--lr", "0"), ("--lr", "nan"), ("--mse-weight", "-1"),
                                            ("--val-fraction", "1"), ("--pool-ratio", "inf"),
                                            ("--loss", "listnet"),
-                                           ("--label-noise", "-0.1")])  # fmt: skip
+                                           ("--label-noise", "-0.1"), ("--device", "tpu"),
+                                           ("--device", "cuda:99")])  # fmt: skip
 def test_train_refuses_bad_numbers_before_reading_data(tmp_path, capsys, option, value):
     with pytest.raises(SystemExit) as exit_:
         main(["train", "--data", str(tmp_path / "absent"), option, value])

@@ -31,6 +31,17 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _device(text: str) -> str:
+    """An argparse type: a torch device this machine has (torch loads only when given)."""
+    from .train import check_device
+
+    try:
+        check_device(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    return text
+
+
 def _number_in(low: float, high: float, *, low_open: bool = True, high_open: bool = False):
     """An argparse type: a finite float in the interval from ``low`` to ``high``."""
     span = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
@@ -260,7 +271,7 @@ def cmd_train(args) -> int:
 
     config = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
                          mse_weight=args.mse_weight, loss=args.loss, patience=args.patience,
-                         label_noise=args.label_noise, seed=args.seed)
+                         label_noise=args.label_noise, seed=args.seed, device=args.device)
     overrides = {"topk": not args.no_topk, "topk_at": args.topk_at, "pool_ratio": args.pool_ratio,
                  "hidden": args.hidden, "norm": not args.no_norm}  # fmt: skip
     snapshot = None
@@ -458,6 +469,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="featurized-graph cache (default: .cache/graphs)")
     p.add_argument("--seed", type=int, default=0,
                    help="split, initialization and shuffling seed (default: 0)")
+    p.add_argument("--device", default="cpu", type=_device,
+                   help="torch device to train on: cpu, whose weights repeat bit for bit under "
+                        "--seed, or cuda (a GPU), whose runs differ in the last bits from run to "
+                        "run because CUDA adds in no fixed order (default: cpu)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_train)
 

@@ -30,9 +30,8 @@ from tvm.s_tir.meta_schedule.utils import shash2hex
 
 from . import checkpoint
 from .graph import FeaturizerConfig, featurize_candidates, pack_graphs, unpack_graphs
-from .model import GNN, GNNConfig
+from .model import GNN, GNNConfig, default_gnn  # noqa: F401 - re-exported
 from .train import TrainConfig, fit, predict_candidates
-from .vocab import NODE_TYPES
 
 logger = logging.getLogger(__name__)
 
@@ -62,26 +61,6 @@ def _median_cost(result) -> float:
         logger.warning("discarding invalid run times %s (treated as a failed run)", secs)
         return FAILED_COST
     return float(np.median(secs))
-
-
-def default_gnn(embedding: str = "fasttext", **overrides) -> GNN:
-    """A freshly initialized GNN; FastText vectors from the package for ``embedding="fasttext"``."""
-    from .graph import NUM_FEATURES
-
-    config = GNNConfig(
-        num_node_types=len(NODE_TYPES), num_features=NUM_FEATURES, embedding=embedding, **overrides
-    )
-    vectors = None
-    if embedding == "fasttext":
-        from .embeddings import load_vectors
-
-        vectors = torch.from_numpy(load_vectors())
-        if vectors.shape[1] != config.embed_dim:
-            raise ValueError(
-                f"shipped FastText vectors have {vectors.shape[1]} dims, config wants "
-                f"{config.embed_dim}"
-            )
-    return GNN(config, vectors)
 
 
 @derived_object

@@ -122,9 +122,9 @@ def pack(raw_root, out_root, force: bool = False) -> list[str]:
 
     Refuses (``ValueError``) to replace a packed file with one of fewer lines unless ``force``:
     a raw folder that started over must not overwrite what was measured before (``unpack``).
-    A file whose packed bytes would not change is left untouched, mtime included, so the graph
-    cache (keyed by size and mtime) of an unchanged network stays valid. Returns the files
-    written.
+    A file whose packed bytes would not change is left untouched, mtime included, so the
+    gunzipped copy that :func:`samples` reads (keyed by size and mtime) stays valid and
+    git sees no change. Returns the files written.
     """
     written = []
     for hw, net, folder in network_folders(raw_root):
@@ -392,7 +392,7 @@ def load_graphs(root, config=None, cache_dir=".cache/graphs", progress: bool = F
     reads those networks' record files only up to that line.
 
     Cached per network folder under ``cache_dir/<featurizer version>/``; a cache is rebuilt when
-    the featurizer version or the database files change.
+    the featurizer version or the database files' contents change.
     """
     import torch
 
@@ -408,10 +408,10 @@ def load_graphs(root, config=None, cache_dir=".cache/graphs", progress: bool = F
     all_graphs, all_samples = [], []
     for hw, net, folder in folders:
         max_line = snapshot_line(folder, snapshot)
-        stamp = hashlib.sha1()
+        stamp = hashlib.sha1()  # of the contents: a copied or re-cloned dataset keeps its cache
         for f in DB_FILES:
             p = folder / f if (folder / f).exists() else folder / (f + ".gz")
-            stamp.update(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}".encode())
+            stamp.update(f"{p.name}:".encode() + hashlib.sha1(p.read_bytes()).digest())
         upto = "" if max_line is None else f"-upto{max_line}"
         cache = (Path(cache_dir) / f"{config.version()}-d{CACHE_FORMAT}" / hw
                  / f"{net}-{stamp.hexdigest()[:12]}{upto}.pt")  # fmt: skip

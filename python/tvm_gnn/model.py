@@ -130,3 +130,24 @@ class GNN(nn.Module):
     def forward_batch(self, data):
         """Forward on a ``torch_geometric.data.Batch``."""
         return self(data.x, data.node_type, data.edge_index, data.batch, data.num_graphs)
+
+
+def default_gnn(embedding: str = "fasttext", **overrides) -> GNN:
+    """A freshly initialized GNN; FastText vectors from the package for ``embedding="fasttext"``."""
+    from .graph import NUM_FEATURES
+    from .vocab import NODE_TYPES
+
+    config = GNNConfig(
+        num_node_types=len(NODE_TYPES), num_features=NUM_FEATURES, embedding=embedding, **overrides
+    )
+    vectors = None
+    if embedding == "fasttext":
+        from .embeddings import load_vectors
+
+        vectors = torch.from_numpy(load_vectors())
+        if vectors.shape[1] != config.embed_dim:
+            raise ValueError(
+                f"shipped FastText vectors have {vectors.shape[1]} dims, config wants "
+                f"{config.embed_dim}"
+            )
+    return GNN(config, vectors)

@@ -28,7 +28,7 @@ import torch
 from torch_geometric.data import Batch, Data
 
 from .metrics import mean_top1, pairwise_accuracy
-from .model import GNN
+from .model import GNN, default_gnn
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +39,23 @@ LOSSES = ("ranknet", "lambdarank")  # the pairwise terms of ranking_loss; `tvm-g
 def _check_loss(loss: str) -> None:
     if loss not in LOSSES:
         raise ValueError(f"unknown loss {loss!r}; choose one of {', '.join(LOSSES)}")
+
+
+def check_device(device: str) -> torch.device:
+    """``device`` as a torch device; ValueError when it is unknown or not on this machine."""
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise ValueError(f"unknown device {device!r} (e.g. cpu, cuda, cuda:1)") from None
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r}: this PyTorch sees no CUDA GPU "
+                         f"(torch {torch.__version__}, CUDA build: {torch.version.cuda or 'no'})")
+    if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
+        raise ValueError(f"device {device!r}: this machine has {torch.cuda.device_count()} "
+                         "CUDA device(s)")  # fmt: skip
+    if dev.type not in ("cpu", "cuda"):
+        raise ValueError(f"device {device!r}: training runs on cpu or cuda")
+    return dev
 
 
 @dataclass(frozen=True)
@@ -55,9 +72,14 @@ class TrainConfig:
     patience: int = 12  # epochs without validation improvement before stopping
     max_seconds: float | None = None  # wall-clock budget (online retraining keeps it small)
     seed: int = 0  # shuffling and initialization seed
+    # "cpu" (bit-for-bit repeatable under a seed) or a torch device such as "cuda": faster, but
+    # CUDA's scatter kernels add in no fixed order, so two runs differ in the last bits and then
+    # in which epoch early stopping keeps
+    device: str = "cpu"
 
     def __post_init__(self):
         _check_loss(self.loss)
+        check_device(self.device)
         if not (math.isfinite(self.label_noise) and self.label_noise >= 0):
             raise ValueError(f"label_noise must be a finite number >= 0, got {self.label_noise}")
 
@@ -133,7 +155,7 @@ def lambda_weights(scores: torch.Tensor, y: torch.Tensor, group: torch.Tensor) -
 def _ranks(values: torch.Tensor, same: torch.Tensor) -> torch.Tensor:
     """1-based rank of each element among its group (``same``), highest value first; ties go to
     the earlier position."""
-    idx = torch.arange(len(values))
+    idx = torch.arange(len(values), device=values.device)
     ahead = (values[None, :] > values[:, None]) | (
         (values[None, :] == values[:, None]) & (idx[None, :] < idx[:, None])
     )  # ahead[i, j]: j ranks before i
@@ -162,13 +184,16 @@ def fit(
 ) -> History:
     """Train ``model`` in place on ``train``, early-stopping on pairwise accuracy on ``val``.
 
-    Deterministic for a given ``config.seed`` and data order. Without ``val``, runs all epochs
-    (or until ``max_seconds``) and keeps the last weights.
+    Deterministic for a given ``config.seed`` and data order on the CPU. Without ``val``, runs
+    all epochs (or until ``max_seconds``) and keeps the last weights. Trains on
+    ``config.device``; the model comes back on the CPU.
     """
     config = config or TrainConfig()
     if not train:
         raise ValueError("no training graphs")
+    device = check_device(config.device)
     torch.manual_seed(config.seed)
+    model.to(device)
     rng = np.random.default_rng(config.seed)
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.Adam(params, lr=config.lr, weight_decay=config.weight_decay)
@@ -187,7 +212,7 @@ def fit(
         model.train()
         total, count = 0.0, 0
         for idx in _batches(len(train), config.batch_size, rng, groups):
-            batch = Batch.from_data_list([train[i] for i in idx])
+            batch = Batch.from_data_list([train[i] for i in idx]).to(device)
             scores = model.forward_batch(batch)
             loss = ranking_loss(scores, batch.y, batch.group, config.mse_weight, config.loss,
                                 config.label_noise)  # fmt: skip
@@ -223,18 +248,20 @@ def fit(
     else:
         hist.best_epoch = len(hist.train_loss) - 1
     hist.seconds = time.perf_counter() - start
+    model.to("cpu")
     model.eval()
     return hist
 
 
 @torch.inference_mode()
 def predict(model: GNN, graphs: list[Data], batch_size: int = 1024) -> np.ndarray:
-    """Scores for ``graphs`` (higher is better), batched."""
+    """Scores for ``graphs`` (higher is better), batched, on the device the model is on."""
     model.eval()
+    device = next(model.parameters()).device
     out = []
     for i in range(0, len(graphs), batch_size):
-        batch = Batch.from_data_list(graphs[i : i + batch_size])
-        out.append(model.forward_batch(batch).numpy())
+        batch = Batch.from_data_list(graphs[i : i + batch_size]).to(device)
+        out.append(model.forward_batch(batch).cpu().numpy())
     return np.concatenate(out).astype(np.float64) if out else np.zeros(0, np.float64)
 
 
@@ -329,7 +356,6 @@ def train_on_dataset(
     networks' workloads, drawn with ``config.seed``: held-out networks are never looked at.
     """
     from . import data
-    from .cost_model import default_gnn
     from .graph import FeaturizerConfig
     from .networks import HELD_OUT
 
