@@ -105,6 +105,7 @@ def run_one(args, variant: str, seed: int, runs: Path, fingerprint: str, threads
         "val_pairwise_acc": info["val_pairwise_acc"][best], "val_top1": info["val_top1"][best],
         "best_epoch": best + 1, "epochs": len(info["train_loss"]),
         "train_seconds": info["train_seconds"], "threads": threads, "device": args.device,
+        "machine": machine(args),
         "train_networks": info["train_networks"], "train_graphs": info["train_graphs"],
         "val_graphs": info["val_graphs"], "val_workloads": info["val_workloads"],
     }  # fmt: skip
@@ -114,6 +115,18 @@ def run_one(args, variant: str, seed: int, runs: Path, fingerprint: str, threads
     print(f"{variant} seed {seed}: pairwise {result['val_pairwise_acc']:.4f}, top-1 "
           f"{result['val_top1']:.4f} ({result['train_seconds']:.0f} s)", flush=True)  # fmt: skip
     return result
+
+
+def machine(args) -> str:
+    """Where the runs train: this CPU, and the GPU for ``--device cuda``."""
+    from tvm_gnn.collect import cpu_model
+
+    text = f"{cpu_model()}, {os.cpu_count()} cores, {args.jobs} run(s) at a time"
+    if args.device != "cpu":
+        import torch
+
+        text += f", trained on {torch.cuda.get_device_name(torch.device(args.device))}"
+    return text
 
 
 def warm_cache(args) -> None:
@@ -223,17 +236,11 @@ def main(argv=None) -> int:
     if not Path(args.data).is_dir():
         parser.error(f"no dataset folder {args.data}")
 
-    from tvm_gnn.collect import cpu_model
-
     results = sweep(args)
     command = "python benchmarks/validation_sweep.py " + " ".join(
         a for a in (argv if argv is not None else sys.argv[1:]))
-    machine = f"{cpu_model()}, {os.cpu_count()} cores, {args.jobs} run(s) at a time"
-    if args.device != "cpu":
-        import torch
-
-        machine += f", trained on {torch.cuda.get_device_name(torch.device(args.device))}"
-    text = render(results, args.seeds, command, machine)
+    machines = sorted({r.get("machine") or machine(args) for r in results})
+    text = render(results, args.seeds, command, "; ".join(machines))
     print(text)
     if not args.no_write:
         report.write_section(args.doc, SECTION, text)

@@ -14,6 +14,10 @@ Public entry points
 
 __version__ = "0.1.0"
 
+#: Cost models that ``tvm-gnn tune`` and ``tvm-gnn tune-network`` can search with (here, not in
+#: :mod:`tvm_gnn.tune`, so that the command line parses without loading TVM).
+COST_MODELS = ("gnn", "xgb", "xgb-pretrained", "random")
+
 
 def __getattr__(name):
     # Lazy re-exports, so that ``import tvm_gnn`` does not import torch.

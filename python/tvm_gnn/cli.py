@@ -345,7 +345,7 @@ def cmd_eval(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     from .embeddings import DEFAULT_DIM, VECTORS_PATH
     from .graph import LOWERINGS
-    from .tune import COST_MODELS
+    from . import COST_MODELS
 
     parser = argparse.ArgumentParser(
         prog="tvm-gnn",

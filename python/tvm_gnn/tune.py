@@ -10,11 +10,10 @@ from tvm.ir.utils import derived_object
 from tvm.s_tir import meta_schedule as ms
 from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
 
+from . import COST_MODELS
 from .builder import make_builder
 
 logger = logging.getLogger(__name__)
-
-COST_MODELS = ("gnn", "xgb", "xgb-pretrained", "random")
 
 
 def make_cost_model(kind, *, seed: int = 0, checkpoint=None, num_tuning_cores: int | None = None,
