@@ -72,9 +72,9 @@ class TrainConfig:
     patience: int = 12  # epochs without validation improvement before stopping
     max_seconds: float | None = None  # wall-clock budget (online retraining keeps it small)
     seed: int = 0  # shuffling and initialization seed
-    # "cpu" (bit-for-bit repeatable under a seed) or a torch device such as "cuda": faster, but
-    # CUDA's scatter kernels add in no fixed order, so two runs differ in the last bits and then
-    # in which epoch early stopping keeps
+    # "cpu" (bit-for-bit repeatable under a seed) or "cuda" (docs/benchmarks.md times both; at
+    # this model's size a GPU is no faster than 16 CPU threads). CUDA's scatter kernels add in no
+    # fixed order, so two runs differ in the last bits and then in which epoch early stopping keeps
     device: str = "cpu"
 
     def __post_init__(self):
