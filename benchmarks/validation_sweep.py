@@ -17,7 +17,7 @@ The table goes into
 
     .venv/bin/python benchmarks/validation_sweep.py --seeds 0 1 2
     .venv/bin/python benchmarks/validation_sweep.py --variants default lambdarank --jobs 8
-    python benchmarks/validation_sweep.py --device cuda --jobs 15   # runs sharing one GPU
+    python benchmarks/validation_sweep.py --device cuda --jobs 2    # two runs share one GPU
 
 Training itself needs no TVM once the graph cache holds the dataset (the cache is keyed by the
 database files' contents, so it can be copied to a GPU machine along with the dataset).
@@ -80,7 +80,8 @@ def train_command(args, variant: str, seed: int, runs: Path) -> list[str]:
             *args.train_args]  # fmt: skip
 
 
-def run_one(args, variant: str, seed: int, runs: Path, fingerprint: str, threads: int) -> dict:
+def run_one(args, variant: str, seed: int, runs: Path, fingerprint: str, threads: int,
+            where: str) -> dict:
     """Train one (variant, seed) unless its result is already there; return the result."""
     out = runs / f"{variant}-seed{seed}.json"
     options = [*VARIANTS[variant], *args.train_args]
@@ -105,7 +106,7 @@ def run_one(args, variant: str, seed: int, runs: Path, fingerprint: str, threads
         "val_pairwise_acc": info["val_pairwise_acc"][best], "val_top1": info["val_top1"][best],
         "best_epoch": best + 1, "epochs": len(info["train_loss"]),
         "train_seconds": info["train_seconds"], "threads": threads, "device": args.device,
-        "machine": machine(args),
+        "machine": where,
         "train_networks": info["train_networks"], "train_graphs": info["train_graphs"],
         "val_graphs": info["val_graphs"], "val_workloads": info["val_workloads"],
     }  # fmt: skip
@@ -148,13 +149,14 @@ def sweep(args) -> list[dict]:
     todo = [(v, s) for v in args.variants for s in args.seeds]
     cores = os.cpu_count() or 1
     threads = max(1, cores // args.jobs)
+    where = machine(args)
     from tqdm import tqdm
 
     warm_cache(args)  # featurized once here, read by every run
     bar = tqdm(total=len(todo), desc="validation sweep", unit="run")
     results = []
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run_one, args, v, s, runs, fingerprint, threads)
+        futures = [pool.submit(run_one, args, v, s, runs, fingerprint, threads, where)
                    for v, s in todo]  # fmt: skip
         for f in futures:
             results.append(f.result())
@@ -220,7 +222,8 @@ def main(argv=None) -> int:
                         help="featurized-graph cache (default: .cache/graphs)")
     parser.add_argument("--device", default="cpu",
                         help="`tvm-gnn train --device` of every run: cpu (default) or cuda; "
-                             "runs share the GPU")  # fmt: skip
+                             "runs share the GPU, and more than a few at once are slower than "
+                             "one after another (docs/benchmarks.md)")  # fmt: skip
     parser.add_argument("--train-args", nargs=argparse.REMAINDER, default=[],
                         help="more `tvm-gnn train` options for every run (last on the line)")
     parser.add_argument("--doc", default=str(ROOT / "docs" / "results.md"),

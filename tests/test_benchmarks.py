@@ -47,8 +47,8 @@ def test_validation_sweep_writes_its_table_and_resumes(small_dataset, tmp_path):
     assert results[1]["options"] == ["--loss", "lambdarank", "--epochs", "2"]
     assert all(0 < r["val_top1"] <= 1 and 0 <= r["val_pairwise_acc"] <= 1 for r in results)
     assert results[0]["train_networks"] == ["resnet50"]  # the held-out resnet18 is never read
-    assert results[0]["device"] == "cpu" and "repeat exactly for a seed" in doc.read_text()
     text = doc.read_text()
+    assert results[0]["device"] == "cpu" and "repeat exactly for a seed" in text
     assert "| lambdarank | `--loss lambdarank --epochs 2` |" in text
     stamp = (runs / "lambdarank-seed0.pt").stat().st_mtime_ns
     assert sweep.main(argv) == 0  # finished runs on the same data are not trained again
