@@ -13,6 +13,10 @@ Cost models: ``gnn`` (the shipped weights, trained without the held-out networks
 (TVM's default, from scratch), ``xgb-pretrained`` (XGBModel first trained on the GNN's training
 records), ``random``.
 
+A table holds runs from one set of GNN weights (``--checkpoint``; runs from others are refused).
+``--weights-name NAME`` gives runs from other weights their own folders and section, while
+``xgb`` and ``random``, which use no GNN weights, are tuned once and shared with the main table.
+
 The report (a generated section of ``docs/tuning.md`` per command) gives:
 
 - the measured end-to-end latency at each budget;
@@ -31,6 +35,7 @@ import argparse
 import datetime
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -89,6 +94,15 @@ def restore(kept: Path, work: Path) -> bool:
     return True
 
 
+def folders(args, model: str, weighted: tuple[str, ...]) -> tuple[str, str]:
+    """(runs, archive) folders of ``model``'s runs. Under ``--weights-name``, models that use no
+    GNN weights (``xgb``, ``random``) keep the main table's folders: their runs are the same
+    whichever weights the GNN starts from, so they are tuned once and compared with both."""
+    if getattr(args, "weights_name", None) and model not in weighted:
+        return args.shared_runs, args.shared_archive
+    return args.runs, args.archive
+
+
 def run_all(args, budgets: list[int]) -> list[dict]:
     """Every finished run's log, with ``budgets`` (measured latency at each budget) added.
 
@@ -98,6 +112,7 @@ def run_all(args, budgets: list[int]) -> list[dict]:
     from tvm_gnn.checkpoint import CheckpointError
     from tvm_gnn.sampling import target_from
     from tvm_gnn.tune_network import (
+        WEIGHTED_COST_MODELS,
         latency_at_budgets,
         read_budgets,
         tune_network,
@@ -112,9 +127,10 @@ def run_all(args, budgets: list[int]) -> list[dict]:
     logs = []
     for net in args.networks:
         for model in args.models:
+            runs, kept_in = folders(args, model, WEIGHTED_COST_MODELS)
             for seed in args.seeds:
-                work = Path(args.runs) / net / model / f"seed{seed}"
-                kept = Path(args.archive) / net / model / f"seed{seed}"
+                work = Path(runs) / net / model / f"seed{seed}"
+                kept = Path(kept_in) / net / model / f"seed{seed}"
                 if args.report_only and not (work / "tune_log.json").exists():
                     work = kept
                 log = work / "tune_log.json"
@@ -140,7 +156,7 @@ def run_all(args, budgets: list[int]) -> list[dict]:
                     raise SystemExit(f"{work} holds a run that started from other GNN weights "
                                      f"(SHA-256 {used[:12]}, these are {wanted[:12]}): pass the "
                                      "weights it used with --checkpoint, or give the new weights "
-                                     "their own --runs and --archive folders")  # fmt: skip
+                                     "their own folders with --weights-name")  # fmt: skip
                 if args.report_only:
                     at = read_budgets(work)
                 else:
@@ -466,6 +482,12 @@ def main() -> None:
     p.add_argument("--archive", default=None,
                    help="where finished runs are kept for the report (logs, gzipped databases; "
                         "default: benchmarks/tuning-runs/HARDWARE)")
+    p.add_argument("--weights-name", default=None,
+                   help="a name for runs from other GNN weights than the main table's (e.g. "
+                        "'shipped' for the weights the package ships now): gnn and "
+                        "xgb-pretrained runs go to RUNS and ARCHIVE with -NAME appended and to "
+                        "their own docs section; xgb and random, which use no GNN weights, are "
+                        "shared with the main table's folders")
     p.add_argument("--report-only", action="store_true", help="only summarize existing runs")
     p.add_argument("--no-write", action="store_true", help="print, do not touch docs/")
     args = p.parse_args()
@@ -483,6 +505,14 @@ def main() -> None:
 
         hw = hardware_name(target)
         args.archive = str(ROOT / "benchmarks" / "tuning-runs" / f"{hw}{flush}")
+    if args.weights_name:
+        if not re.fullmatch(r"[a-z0-9][a-z0-9_.-]*", args.weights_name):
+            p.error(f"--weights-name {args.weights_name!r}: use lower-case letters, digits, "
+                    "'.', '_' and '-' (it names folders and a docs section)")
+        args.shared_runs, args.shared_archive = args.runs, args.archive
+        args.runs += f"-{args.weights_name}"
+        args.archive += f"-{args.weights_name}"
+        variant += f"-{args.weights_name}"
     budgets = sorted(set(args.budgets or [args.trials // 5, args.trials // 2, args.trials]))
     logs = run_all(args, budgets)
     if not logs:
@@ -498,9 +528,11 @@ def main() -> None:
                + (f" --budgets {' '.join(map(str, budgets))}" if args.budgets else "")
                + ("" if kind == "llvm" else f" --target {args.target}")
                + (f" --checkpoint {args.checkpoint}" if args.checkpoint else "")
+               + (f" --weights-name {args.weights_name}" if args.weights_name else "")
                + (" --cache-flush" if args.cache_flush else ""))  # fmt: skip
     timed = ("" if kind == "llvm" else f", target `{args.target}`") \
-        + (", candidates timed cold (`--cache-flush`)" if args.cache_flush else "")
+        + (", candidates timed cold (`--cache-flush`)" if args.cache_flush else "") \
+        + (f", GNN weights `{args.weights_name}`" if args.weights_name else "")
     body = (f"### {', '.join(args.networks)}: {args.trials} trials{timed}\n\n"
             f"Command: `{command}`\n\n"
             f"Machine: {machine(logs[0])}, target `{logs[0]['target']}`; "

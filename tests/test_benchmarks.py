@@ -30,9 +30,39 @@ def test_a_finished_run_from_other_weights_is_refused(tmp_path):
                               trials_per_iter=8, repeats=1, runs=str(tmp_path / "runs"),
                               archive=str(tmp_path / "archive"), report_only=False, no_write=True,
                               cache_flush=False, data="data", target="llvm", num_cores=2,
-                              checkpoint=None)  # fmt: skip
+                              checkpoint=None, weights_name=None)  # fmt: skip
     with pytest.raises(SystemExit, match="other GNN weights"):
         _script("tune_networks").run_all(args, [8])
+
+
+def test_runs_from_named_weights_share_only_the_weightless_models_runs(tmp_path):
+    """Under --weights-name, gnn comes from the named folders, xgb (no GNN weights) from the main
+    table's: one xgb run serves both tables, and the old gnn run is neither refused nor used."""
+    from tvm_gnn.tune_network import COMPILE_VERSION, weights_provenance
+
+    shipped = weights_provenance("gnn")
+    main, named = tmp_path / "archive", tmp_path / "archive-shipped"
+    for folder, model, weights in ((main, "gnn", {"sha256": "0" * 64}), (main, "xgb", None),
+                                   (named, "gnn", shipped)):  # fmt: skip
+        run = folder / "resnet18" / model / "seed0"
+        run.mkdir(parents=True)
+        (run / "tune_log.json").write_text(json.dumps(
+            {"network": "resnet18", "cost_model": model, "cache_flush": False, "weights": weights}))
+        (run / "budgets.json").write_text(json.dumps(
+            {"compile_version": COMPILE_VERSION, "budgets": {"8": {"latency_ms_median": 1.0}}}))
+    bench = _script("tune_networks")
+    args = argparse.Namespace(networks=["resnet18"], models=["gnn", "xgb"], seeds=[0], trials=8,
+                              runs=str(tmp_path / "runs-shipped"), archive=str(named),
+                              shared_runs=str(tmp_path / "runs"), shared_archive=str(main),
+                              weights_name="shipped", report_only=True, no_write=True,
+                              cache_flush=False, target="llvm", num_cores=2,
+                              checkpoint=None)  # fmt: skip
+    logs = bench.run_all(args, [8])
+    assert {lg["cost_model"]: lg["work_dir"] for lg in logs} == {
+        "gnn": str(named / "resnet18" / "gnn" / "seed0"),
+        "xgb": str(main / "resnet18" / "xgb" / "seed0")}
+    assert logs[0]["weights"]["sha256"] == shipped["sha256"]
+    assert all(lg["budgets"] == {8: {"latency_ms_median": 1.0}} for lg in logs)
 
 
 def test_validation_sweep_writes_its_table_and_resumes(small_dataset, tmp_path):

@@ -193,6 +193,10 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
     return result
 
 
+#: the cost models whose runs depend on the GNN weights (the others use none)
+WEIGHTED_COST_MODELS = ("gnn", "xgb-pretrained")
+
+
 def weights_provenance(cost_model, checkpoint=None) -> dict | None:
     """Which GNN weights a run started from: path, SHA-256 and the networks they were trained on.
 
@@ -200,7 +204,7 @@ def weights_provenance(cost_model, checkpoint=None) -> dict | None:
     a run's log must say which weights it used: the shipped weights change as the dataset grows.
     None for cost models that use no weights.
     """
-    if cost_model not in ("gnn", "xgb-pretrained"):
+    if cost_model not in WEIGHTED_COST_MODELS:
         return None
     import hashlib
 
