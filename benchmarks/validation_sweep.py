@@ -59,6 +59,8 @@ VARIANTS = {
     "lambdarank-epochs-100": ["--loss", "lambdarank", "--epochs", "100"],
     # pair targets softened by the measurement noise benchmarks/noise_ceiling.py estimates
     "lambdarank-label-noise": ["--loss", "lambdarank", "--label-noise", "0.17"],
+    # the buffer accesses' footprint and reuse columns (featurizer version 3)
+    "lambdarank-reuse": ["--loss", "lambdarank", "--reuse-features"],
 }
 
 

@@ -8,7 +8,7 @@ import tvm
 from tvm import te
 from tvm.s_tir import meta_schedule as ms
 
-from tvm_gnn.cost_model import FAILED_COST, FAILED_SCORE, GNNModel, _median_cost
+from tvm_gnn.cost_model import FAILED_COST, FAILED_SCORE, GNNModel, _median_cost, default_gnn
 from tvm_gnn.graph import FeaturizerConfig
 from tvm_gnn.train import TrainConfig
 from tvm_gnn.tune import tune_tir
@@ -54,6 +54,34 @@ def test_save_load_predict_identical(conv_candidates, tmp_path):
     fresh = GNNModel(train_config=FAST)  # load() replaces everything, as XGBModel.load does
     fresh.load(path)
     np.testing.assert_array_equal(before, fresh.predict(ctx, cands[24:]))
+
+
+def test_online_data_of_an_older_featurizer_is_widened_only_for_a_model_that_ignores_it(
+        conv_candidates, tmp_path):  # fmt: skip
+    import torch
+
+    from tvm_gnn import checkpoint, graph
+
+    ctx, cands = conv_candidates
+    path = tmp_path / "gnn.pt"
+    _trained_model(conv_candidates).save(str(path))
+    payload = torch.load(path, weights_only=True)
+    for entry in payload["extra"]["online_data"].values():  # as featurizer version 2 saved it
+        entry["graphs"]["x"] = entry["graphs"]["x"][:, : graph.NUM_BASE_FEATURES]
+    torch.save(payload, path)
+    model = GNNModel(checkpoint=str(path), train_config=FAST)
+    assert {g.x.shape[1] for gs, _ in model.data.values() for g in gs} == {graph.NUM_FEATURES}
+    model.update(ctx, cands[24:], _results(24, seed=1))  # old and new graphs train together
+    assert np.isfinite(model.predict(ctx, cands[:8])).all()
+    payload["gnn_config"]["num_features"] = graph.NUM_FEATURES  # a model that reads the columns
+    payload["state_dict"] = default_gnn(num_features=graph.NUM_FEATURES).state_dict()
+    torch.save(payload, path)
+    with pytest.raises(checkpoint.CheckpointError, match="online data has 18 feature columns"):
+        GNNModel(checkpoint=str(path))
+    payload["gnn_config"]["num_features"] = graph.NUM_FEATURES + 1  # from a newer featurizer
+    torch.save(payload, path)
+    with pytest.raises(checkpoint.CheckpointError, match="newer tvm_gnn"):
+        GNNModel(checkpoint=str(path))
 
 
 def test_default_model_starts_from_the_shipped_weights(conv_candidates):

@@ -8,6 +8,7 @@ import torch
 from tvm_gnn import checkpoint
 from tvm_gnn.cli import RESULTS_SECTION, main
 from tvm_gnn.evaluate import MODELS
+from tvm_gnn.graph import NUM_BASE_FEATURES, NUM_FEATURES
 from tvm_gnn.report import markers
 
 RESULTS_BEGIN, RESULTS_END = markers(RESULTS_SECTION)
@@ -25,7 +26,8 @@ def trained(small_dataset, tmp_path_factory):
              "gnn-no-topk": out / "notopk.pt"}  # fmt: skip
     assert _train(small_dataset, paths["gnn"], "--seed", "3") == 0
     assert _train(small_dataset, paths["gnn-learned-emb"], "--embedding", "learned") == 0
-    assert _train(small_dataset, paths["gnn-no-topk"], "--no-topk") == 0
+    # the reuse columns ride along with an ablation: eval then reads a model that uses them
+    assert _train(small_dataset, paths["gnn-no-topk"], "--no-topk", "--reuse-features") == 0
     return paths
 
 
@@ -38,6 +40,9 @@ def test_train_is_deterministic_and_records_its_split(small_dataset, trained, tm
         assert torch.equal(v, m2.state_dict()[k]), k
     assert info["train_networks"] == ["resnet50"] and info["held_out"] == ["resnet18"]
     assert info["train_graphs"] > 0 and info["val_graphs"] > 0
+    widths = {k: checkpoint.load(p)[0].config.num_features for k, p in trained.items()}
+    assert widths == {"gnn": NUM_BASE_FEATURES, "gnn-learned-emb": NUM_BASE_FEATURES,
+                      "gnn-no-topk": NUM_FEATURES}  # fmt: skip
     assert len(info["val_top1"]) == len(info["val_pairwise_acc"]) == len(info["train_loss"])
     assert all(0 < t <= 1 for t in info["val_top1"])
     assert (tmp_path / "again-loss.png").stat().st_size > 1000

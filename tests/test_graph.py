@@ -64,6 +64,39 @@ def test_matmul_block_graph_is_exact():
     assert x[8, _walk.F_REDUCE] == 1.0 and x[6, _walk.F_REDUCE] == 0.0
 
 
+@T.prim_func(s_tir=True)
+def _matmul_8x4x2(
+    a: T.Buffer((8, 2), "float32"), b: T.Buffer((2, 4), "float32"), c: T.Buffer((8, 4), "float32")
+):
+    for i, u, j, k in T.grid(8, 1, 4, 2):  # u: a loop of one iteration reuses nothing
+        with T.sblock("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                c[vi, vj] = T.float32(0)
+            c[vi, vj] = c[vi, vj] + a[vi, vk] * b[vk, vj]
+
+
+@pytest.mark.parametrize("lowering", graph.LOWERINGS)
+def test_footprint_and_reuse_of_each_access_follow_the_loops_that_reach_its_indices(lowering):
+    d = graph.featurize(_matmul_8x4x2, graph.FeaturizerConfig(lowering=lowering))
+    x = d.x.numpy()
+    types = _types(d)
+    got = sorted(
+        (t, x[n, _walk.F_VALUE], x[n, _walk.F_FOOTPRINT], x[n, _walk.F_REUSE],
+         round(float(x[n, _walk.F_REUSE_DIST]), 4))
+        for n, t in enumerate(types) if t in ("BufferLoad", "BufferStore")
+    )  # fmt: skip
+    # loops i, j, k: log2 extents 3, 2, 1. (type, log2 elements of the buffer, footprint, reuse,
+    # log2(1 + iterations between reuses))
+    c = (5.0, 5.0, 1.0, 1.0)  # c[i, j]: not moved by k, the innermost loop: reused every iteration
+    a = (4.0, 4.0, 2.0, round(math.log2(1 + 2), 4))  # a[i, k]: reused across j, 2 iterations of k
+    b = (3.0, 3.0, 3.0, round(math.log2(1 + 8), 4))  # b[k, j]: reused across i, after 4 x 2
+    assert got == sorted([("BufferStore", *c), ("BufferStore", *c), ("BufferLoad", *c),
+                          ("BufferLoad", *a), ("BufferLoad", *b)])  # fmt: skip
+    # the reuse columns are appended: models trained on the columns before them still read those
+    assert graph.NUM_BASE_FEATURES == _walk.F_FOOTPRINT < _walk.F_REUSE_DIST < graph.NUM_FEATURES
+
+
 def test_real_candidates_featurize_in_both_lowerings(conv_candidates):
     _, cands = conv_candidates
     for lowering in graph.LOWERINGS:

@@ -33,6 +33,21 @@ def test_forward_one_score_per_graph(topk, topk_at, pools, embedding):
     assert len(model.pools) == pools
 
 
+def test_a_model_reads_only_the_feature_columns_it_was_built_for():
+    torch.manual_seed(0)
+    base, wide = default_gnn().eval(), default_gnn(num_features=graph.NUM_FEATURES).eval()
+    assert base.config.num_features == graph.NUM_BASE_FEATURES  # the default leaves them out
+    batch = Batch.from_data_list([graph.featurize(matmul4)] * 2)
+    other = batch.clone()
+    other.x[:, graph.NUM_BASE_FEATURES:] += 3.0  # only the footprint and reuse columns differ
+    with torch.no_grad():
+        assert torch.equal(base.forward_batch(batch), base.forward_batch(other))
+        assert not torch.allclose(wide.forward_batch(batch), wide.forward_batch(other))
+    for bad in (0, graph.NUM_FEATURES + 1):
+        with pytest.raises(ValueError, match="num_features"):
+            default_gnn(num_features=bad)
+
+
 def test_fasttext_embedding_is_frozen_and_learned_is_not():
     ft = default_gnn("fasttext")
     assert not ft.embed.weight.requires_grad

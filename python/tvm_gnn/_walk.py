@@ -36,7 +36,13 @@ F_BITS = 14  # log2 bits of the element type, for buffer accesses, casts and flo
 F_REDUCE = 15  # root of a block binding: 1 if it binds a reduction iterator
 F_CONST = 16  # sum of signed log2(1+|v|) of the constant operands folded into this node
 F_NCONST = 17  # number of constant operands folded into this node
-NUM_FEATURES = 18
+# Buffer accesses: how the enclosing loops use the data (XGBModel's per-store features measure the
+# same with byte counts). A loop "moves" an access when its variable reaches the access's indices,
+# directly or through block bindings and lets.
+F_FOOTPRINT = 18  # log2 distinct elements touched: sum of log2 extents of the loops that move it
+F_REUSE = 19  # log2 times each element is touched again: sum of log2 extents of the other loops
+F_REUSE_DIST = 20  # log2(1 + iterations between reuses): inside the innermost loop not moving it
+NUM_FEATURES = 21
 
 # Children to visit, by node-type name (in order). Nodes with special handling are not listed.
 _CHILDREN = {
@@ -115,6 +121,29 @@ def _emit_buffer(nid, info, sp_node, sp_col, sp_val):
             sp_val.append(val)
 
 
+def _emit_reuse(nid, loops, moved, sp_node, sp_col, sp_val):
+    """F_FOOTPRINT, F_REUSE and F_REUSE_DIST of the access ``nid`` inside ``loops`` (outermost
+    first), of which those in ``moved`` reach its indices."""
+    foot = 0.0
+    reuse = 0.0
+    inner = 0.0  # log2 iterations of the loops inside the current one
+    dist = -1.0
+    for k in range(len(loops) - 1, -1, -1):
+        loop, log_e = loops[k]
+        if moved is not None and loop in moved:
+            foot += log_e
+        elif log_e > 0.0:
+            reuse += log_e
+            if dist < 0.0:
+                dist = math.log2(1.0 + 2.0 ** inner)
+        inner += log_e
+    for col, val in ((F_FOOTPRINT, foot), (F_REUSE, reuse), (F_REUSE_DIST, dist)):
+        if val > 0.0:
+            sp_node.append(nid)
+            sp_col.append(col)
+            sp_val.append(val)
+
+
 def walk(root, type_ids, max_nodes):
     """Walk the syntax tree under ``root`` and return its graph as flat Python lists.
 
@@ -165,11 +194,16 @@ def walk(root, type_ids, max_nodes):
     dtypes = {}
     ops = {}
     unk_id = 0
+    loop_ids = set()  # nodes that are loops
+    moved_by = {}  # access, binding or let node -> the loop nodes its indices or value depend on
+    accesses = []  # (access node, its enclosing loops as ((loop node, log2 extent), ...))
     # Stack entries: node, parent id, depth, loop depth, log2 trips, index stride, reduce flag,
-    # and the variable this node defines (block bindings), or None.
-    stack = [(root, -1, 0, 0, 0.0, 0.0, 0.0, None)]
+    # the variable this node defines (block bindings) or None, the node whose loop dependences
+    # the variables in this subtree add to (an access's index, a binding or let value) or -1, and
+    # the enclosing loops.
+    stack = [(root, -1, 0, 0, 0.0, 0.0, 0.0, None, -1, ())]
     while stack:
-        node, parent, depth, loopd, trips, stride, red, defvar = stack.pop()
+        node, parent, depth, loopd, trips, stride, red, defvar, ctx, loops = stack.pop()
         nid = len(types)
         if nid >= max_nodes:
             raise GraphTooLargeError(
@@ -182,18 +216,36 @@ def walk(root, type_ids, max_nodes):
             sp_val.append(stride)
         if defvar is not None:
             defs[hash(defvar)] = nid
+            ctx = nid
             if red != 0.0:
                 sp_node.append(nid)
                 sp_col.append(F_REDUCE)
                 sp_val.append(red)
         kids = None  # list of (child, stride, reduce, defvar); None means no children
+        kid_ctx = None  # per kid, where it differs from this node's ctx
         child_loopd = loopd
         child_trips = trips
+        child_loops = loops
         if name == "Var" or name == "SizeVar":
             d = defs.get(hash(node))
             if d is not None:
                 def_src.append(d)
                 def_dst.append(nid)
+                if ctx >= 0:
+                    if d in loop_ids:
+                        moved = moved_by.get(ctx)
+                        if moved is None:
+                            moved_by[ctx] = {d}
+                        else:
+                            moved.add(d)
+                    else:
+                        via = moved_by.get(d)
+                        if via:
+                            moved = moved_by.get(ctx)
+                            if moved is None:
+                                moved_by[ctx] = set(via)
+                            else:
+                                moved.update(via)
         elif name == "IntImm":
             v = node.value
             if v != 0:
@@ -211,12 +263,16 @@ def walk(root, type_ids, max_nodes):
             info = _buffer_info(node.buffer, bufs, dtypes)
             _emit_buffer(nid, info, sp_node, sp_col, sp_val)
             strides = info[5]
+            accesses.append((nid, loops))
             kids = []
+            kid_ctx = []
             if name == "BufferStore":
                 kids.append((node.value, 0.0, 0.0, None))
+                kid_ctx.append(-1)
             i = 0
             for idx in _items(node.indices):
                 kids.append((idx, strides[i] if i < len(strides) else 0.0, 0.0, None))
+                kid_ctx.append(nid)
                 i += 1
         elif name == "For":
             ext = node.extent
@@ -241,8 +297,10 @@ def walk(root, type_ids, max_nodes):
                     sp_col.append(F_UNROLL)
                     sp_val.append(math.log2(1.0 + int(step)))
             defs[hash(node.loop_var)] = nid
+            loop_ids.add(nid)
             child_loopd = loopd + 1
             child_trips = trips + log_e
+            child_loops = loops + ((nid, log_e),)
         elif name == "SeqStmt":
             kids = [(s, 0.0, 0.0, None) for s in _items(node.seq)]
         elif name == "SBlockRealize":
@@ -281,9 +339,11 @@ def walk(root, type_ids, max_nodes):
         elif name == "Bind":
             defs[hash(node.var)] = nid
             kids = [(node.value, 0.0, 0.0, None)]
+            kid_ctx = [nid]
         elif name == "Let":
             defs[hash(node.var)] = nid
             kids = [(node.value, 0.0, 0.0, None), (node.body, 0.0, 0.0, None)]
+            kid_ctx = [nid, ctx]
         elif name == "Cast":
             sp_node.append(nid)
             sp_col.append(F_BITS)
@@ -318,7 +378,9 @@ def walk(root, type_ids, max_nodes):
                         nconst += 1
                         const += _slog(c.value)
                         continue
-                stack.append((c, nid, depth + 1, child_loopd, child_trips, s, r, dv))
+                cx = ctx if kid_ctx is None else kid_ctx[j]
+                stack.append((c, nid, depth + 1, child_loopd, child_trips, s, r, dv, cx,
+                              child_loops))  # fmt: skip
             if nconst:
                 sp_node.append(nid)
                 sp_node.append(nid)
@@ -326,6 +388,8 @@ def walk(root, type_ids, max_nodes):
                 sp_col.append(F_NCONST)
                 sp_val.append(const)
                 sp_val.append(float(nconst))
+    for nid, loops in accesses:
+        _emit_reuse(nid, loops, moved_by.get(nid), sp_node, sp_col, sp_val)
     return (
         types, parents, depths, loop_depths, trips_out, sp_node, sp_col, sp_val,
         def_src, def_dst, unknown,

@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 
 from .errors import CheckpointError
-from .graph import FeaturizerConfig
+from .graph import NUM_FEATURES, FeaturizerConfig
 from .model import GNN, GNNConfig
 from .vocab import NODE_TYPES, VOCAB_VERSION
 
@@ -84,7 +84,11 @@ def load(path) -> tuple[GNN, FeaturizerConfig, dict]:
             f"{payload.get('vocab_version')}; this tvm_gnn has version {VOCAB_VERSION}"
         )
     try:
-        model = GNN(GNNConfig.from_dict(payload["gnn_config"]))
+        config = GNNConfig.from_dict(payload["gnn_config"])
+        if config.num_features > NUM_FEATURES:
+            raise ValueError(f"its model reads {config.num_features} node-feature columns, this "
+                             f"featurizer writes {NUM_FEATURES} (a newer tvm_gnn wrote it)")
+        model = GNN(config)
         model.load_state_dict(payload["state_dict"])
         featurizer = FeaturizerConfig(**payload["featurizer"])
     except (KeyError, TypeError, ValueError, RuntimeError) as err:

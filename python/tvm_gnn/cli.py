@@ -272,8 +272,11 @@ def cmd_train(args) -> int:
     config = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
                          mse_weight=args.mse_weight, loss=args.loss, patience=args.patience,
                          label_noise=args.label_noise, seed=args.seed, device=args.device)
+    from .graph import NUM_BASE_FEATURES, NUM_FEATURES
+
     overrides = {"topk": not args.no_topk, "topk_at": args.topk_at, "pool_ratio": args.pool_ratio,
-                 "hidden": args.hidden, "norm": not args.no_norm}  # fmt: skip
+                 "hidden": args.hidden, "norm": not args.no_norm,
+                 "num_features": NUM_FEATURES if args.reuse_features else NUM_BASE_FEATURES}
     snapshot = None
     if args.records_of:
         snapshot = checkpoint.load(args.records_of)[2].get("train_records")
@@ -436,6 +439,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="share of nodes each TopK pooling keeps, in (0, 1] (default: 0.8)")
     p.add_argument("--no-norm", action="store_true",
                    help="no feature / layer normalization (ablation)")
+    p.add_argument("--reuse-features", action="store_true",
+                   help="also read the buffer accesses' footprint and reuse columns of the node "
+                        "features (experimental: the shipped weights do without; "
+                        "docs/featurizer.md)")
     p.add_argument("--hidden", type=_positive_int, default=32,
                    help="message-passing width (default: 32)")
     p.add_argument("--epochs", type=_positive_int, default=60, help="at most (default: 60)")

@@ -29,7 +29,13 @@ from tvm.s_tir.meta_schedule.cost_model import PyCostModel
 from tvm.s_tir.meta_schedule.utils import shash2hex
 
 from . import checkpoint
-from .graph import FeaturizerConfig, featurize_candidates, pack_graphs, unpack_graphs
+from .graph import (
+    NUM_FEATURES,
+    FeaturizerConfig,
+    featurize_candidates,
+    pack_graphs,
+    unpack_graphs,
+)
 from .model import GNN, GNNConfig, default_gnn  # noqa: F401 - re-exported
 from .train import TrainConfig, fit, predict_candidates
 
@@ -50,6 +56,21 @@ MIN_NEW_SAMPLES = 32
 
 #: Online retraining: a few epochs, a bounded time, so tuning does not wait for the model.
 ONLINE_TRAIN = TrainConfig(epochs=8, batch_size=128, lr=1e-3, patience=8, max_seconds=20.0)
+
+
+def _widen(graphs, path, model):
+    """Online graphs saved by an older featurizer with fewer feature columns, widened to this
+    one's with zeros: only where the model never reads those columns (they would be garbage)."""
+    width = graphs[0].x.shape[1] if graphs else NUM_FEATURES
+    if width == NUM_FEATURES:
+        return graphs
+    if width > NUM_FEATURES or model.config.num_features > width:
+        raise checkpoint.CheckpointError(
+            f"{path}: its online data has {width} feature columns, this featurizer "
+            f"{NUM_FEATURES}, and the model reads {model.config.num_features}")
+    for g in graphs:
+        g.x = torch.nn.functional.pad(g.x, (0, NUM_FEATURES - width))
+    return graphs
 
 
 def _median_cost(result) -> float:
@@ -133,7 +154,8 @@ class GNNModel(PyCostModel):
         self.trained = bool(extra.get("trained", True))
         self.data = {}
         for key, entry in extra.get("online_data", {}).items():
-            self.data[key] = (unpack_graphs(entry["graphs"]), entry["costs"].numpy())
+            self.data[key] = (_widen(unpack_graphs(entry["graphs"]), path, self.model),
+                              entry["costs"].numpy())  # fmt: skip
         self.data_size = sum(len(g) for g, _ in self.data.values())
         self.last_train_size = int(extra.get("last_train_size", self.data_size))
 

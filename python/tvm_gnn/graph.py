@@ -40,11 +40,15 @@ from .vocab import VOCAB_VERSION, type_index
 logger = logging.getLogger(__name__)
 
 NUM_FEATURES = _walk.NUM_FEATURES
+#: the columns before the footprint and reuse ones: what models read unless trained with them
+NUM_BASE_FEATURES = _walk.F_FOOTPRINT
 GraphTooLargeError = _walk.GraphTooLargeError
 
 #: Bump when the graphs the featurizer emits change; cached datasets are rebuilt on a mismatch.
 #: 2: infinite and NaN constants get finite features (they were inf/NaN, and trained as NaN).
-FEATURIZER_VERSION = 2
+#: 3: buffer accesses' footprint and reuse columns appended (F_FOOTPRINT...); the first
+#:    NUM_BASE_FEATURES columns are unchanged, so models trained on them read version 3 graphs.
+FEATURIZER_VERSION = 3
 
 EDGE_DOWN, EDGE_UP, EDGE_DEF_USE, EDGE_USE_DEF = 0, 1, 2, 3
 NUM_EDGE_TYPES = 4

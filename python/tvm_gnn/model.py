@@ -22,7 +22,9 @@ class GNNConfig:
     """Shape of the network. Stored in every checkpoint."""
 
     num_node_types: int  # size of the node-type vocabulary (tvm_gnn.vocab.NODE_TYPES)
-    num_features: int  # numeric features per node (tvm_gnn.graph.NUM_FEATURES)
+    # numeric features per node: the featurizer's first num_features columns (NUM_BASE_FEATURES,
+    # or NUM_FEATURES with the footprint and reuse columns)
+    num_features: int
     # "fasttext": frozen vectors trained on node-type walks; "learned": a trainable nn.Embedding.
     embedding: Literal["fasttext", "learned"] = "fasttext"
     embed_dim: int = 32  # node-type embedding width (the FastText vector size)
@@ -113,7 +115,8 @@ class GNN(nn.Module):
         )
 
     def forward(self, x, node_type, edge_index, batch, num_graphs: int):
-        # x: [N, F] float, node_type: [N] long, edge_index: [2, E] long, batch: [N] long
+        # x: [N, >= F] float, node_type: [N] long, edge_index: [2, E] long, batch: [N] long
+        x = x[:, : self.config.num_features]  # the featurizer's first F columns
         h = torch.cat([self.embed(node_type), self.norm_in(x)], dim=-1)  # [N, D + F]
         h = torch.relu(self.inp(h))  # [N, H]
         readout = 0
@@ -134,12 +137,14 @@ class GNN(nn.Module):
 
 def default_gnn(embedding: str = "fasttext", **overrides) -> GNN:
     """A freshly initialized GNN; FastText vectors from the package for ``embedding="fasttext"``."""
-    from .graph import NUM_FEATURES
+    from .graph import NUM_BASE_FEATURES, NUM_FEATURES
     from .vocab import NODE_TYPES
 
-    config = GNNConfig(
-        num_node_types=len(NODE_TYPES), num_features=NUM_FEATURES, embedding=embedding, **overrides
-    )
+    overrides.setdefault("num_features", NUM_BASE_FEATURES)
+    if not 0 < overrides["num_features"] <= NUM_FEATURES:
+        raise ValueError(f"num_features must be in 1..{NUM_FEATURES}, the featurizer's columns; "
+                         f"got {overrides['num_features']}")
+    config = GNNConfig(num_node_types=len(NODE_TYPES), embedding=embedding, **overrides)
     vectors = None
     if embedding == "fasttext":
         from .embeddings import load_vectors

@@ -1,0 +1,93 @@
+# Licensed under the Apache License, Version 2.0.
+"""What a change to the featurizer's walk costs: this checkout's walk against an earlier revision's.
+
+Compiles ``python/tvm_gnn/_walk.py`` as it was at ``--against`` with Cython (as ``build.sh`` does
+this checkout's) into a temporary folder, then featurizes the same measured programs of one
+dataset network with both walks (``graph.featurize_batch``, the inference path), in alternating
+rounds in one process, so that the machine's drift hits both alike. Prints a markdown table.
+
+    .venv/bin/python benchmarks/walk_overhead.py --against a24eee1
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+WALK = "python/tvm_gnn/_walk.py"
+
+
+def compile_walk(rev: str, where: Path):
+    """The walk module of revision ``rev``, compiled with Cython in ``where``."""
+    try:
+        src = subprocess.run(["git", "show", f"{rev}:{WALK}"], cwd=ROOT, check=True,
+                             capture_output=True, text=True).stdout  # fmt: skip
+    except subprocess.CalledProcessError as err:
+        raise SystemExit(f"--against {rev}: {err.stderr.strip()}") from None
+    (where / "_walk_against.py").write_text(src)
+    setup = ("from Cython.Build import cythonize\nfrom setuptools import setup\n"
+             "setup(ext_modules=cythonize(['_walk_against.py'], quiet=True, compiler_directives="
+             "{'language_level': '3', 'binding': False}))\n")  # fmt: skip
+    (where / "setup.py").write_text(setup)
+    subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=where,
+                   check=True, capture_output=True)  # fmt: skip
+    (so,) = where.glob("_walk_against*.so")
+    spec = importlib.util.spec_from_file_location("_walk_against", so)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--against", required=True, help="git revision whose walk to compare with")
+    p.add_argument("--network", default="resnet18", help="dataset network (default resnet18)")
+    p.add_argument("--data", default=str(ROOT / "data"), help="dataset root (default data/)")
+    p.add_argument("-n", type=int, default=512, help="programs (default 512)")
+    p.add_argument("--rounds", type=int, default=7, help="alternating rounds (default 7)")
+    args = p.parse_args()
+
+    from tvm_gnn import _walk, data
+    from tvm_gnn.collect import cpu_model
+    from tvm_gnn.graph import featurize_batch
+
+    hw = data.resolve_hardware(args.data)
+    folder = Path(args.data) / hw / args.network
+    if not folder.is_dir():
+        raise SystemExit(f"no network {args.network!r} under {Path(args.data) / hw}")
+    cands = []
+    for _, _, cand in data.distinct_programs(folder):
+        cands.append(cand)
+        if len(cands) == args.n:
+            break
+    with tempfile.TemporaryDirectory() as tmp:
+        walks = {args.against: compile_walk(args.against, Path(tmp)).walk, "this checkout": _walk.walk}
+        times = {k: [] for k in walks}
+        nodes = {}
+        for r in range(args.rounds):
+            for label in (list(walks) if r % 2 == 0 else list(walks)[::-1]):
+                t = time.perf_counter()
+                arrays, ok, errors = featurize_batch(cands, walk=walks[label])
+                times[label].append(time.perf_counter() - t)
+                nodes[label] = len(arrays["node_type"]) / len(ok)
+                assert not errors, errors[:3]
+    ref = np.median(times[args.against])
+    print(f"{len(cands)} distinct programs of {args.network} ({hw}), mean "
+          f"{nodes['this checkout']:.0f} nodes; {cpu_model()}; median of {args.rounds} "
+          "alternating rounds.\n")
+    print(f"| walk | seconds | programs/s | time vs {args.against} |\n|---|---:|---:|---:|")
+    for label, ts in times.items():
+        med = np.median(ts)
+        print(f"| {label} | {med:.3f} | {len(cands) / med:,.0f} | {med / ref:.3f}x |")
+
+
+if __name__ == "__main__":
+    main()
