@@ -4,7 +4,9 @@
 Compiles ``python/tvm_gnn/_walk.py`` as it was at ``--against`` with Cython (as ``build.sh`` does
 this checkout's) into a temporary folder, then featurizes the same measured programs of one
 dataset network with both walks (``graph.featurize_batch``, the inference path), in alternating
-rounds in one process, so that the machine's drift hits both alike. Prints a markdown table.
+rounds in one process, so that the machine's drift hits both alike; this checkout's walk is timed
+as configured by default and with the footprint and reuse columns filled (``reuse=True``). Prints
+a markdown table.
 
     .venv/bin/python benchmarks/walk_overhead.py --against a24eee1
 """
@@ -57,7 +59,7 @@ def main() -> None:
 
     from tvm_gnn import _walk, data
     from tvm_gnn.collect import cpu_model
-    from tvm_gnn.graph import featurize_batch
+    from tvm_gnn.graph import FeaturizerConfig, featurize_batch
 
     hw = data.resolve_hardware(args.data)
     folder = Path(args.data) / hw / args.network
@@ -69,16 +71,22 @@ def main() -> None:
         if len(cands) == args.n:
             break
     with tempfile.TemporaryDirectory() as tmp:
-        walks = {args.against: compile_walk(args.against, Path(tmp)).walk, "this checkout": _walk.walk}
+        against = compile_walk(args.against, Path(tmp)).walk
+        walks = {args.against: (against, FeaturizerConfig()),
+                 "this checkout": (_walk.walk, FeaturizerConfig()),
+                 "this checkout, reuse=True": (_walk.walk, FeaturizerConfig(reuse=True))}
         times = {k: [] for k in walks}
         nodes = {}
         for r in range(args.rounds):
-            for label in (list(walks) if r % 2 == 0 else list(walks)[::-1]):
+            order = list(walks)[r % len(walks):] + list(walks)[: r % len(walks)]  # rotated
+            for label in order:
+                walk, config = walks[label]
                 t = time.perf_counter()
-                arrays, ok, errors = featurize_batch(cands, walk=walks[label])
+                arrays, ok, errors = featurize_batch(cands, config, walk=walk)
                 times[label].append(time.perf_counter() - t)
                 nodes[label] = len(arrays["node_type"]) / len(ok)
-                assert not errors, errors[:3]
+                if errors:
+                    raise SystemExit(f"{label}: {len(errors)} programs failed: {errors[0]}")
     ref = np.median(times[args.against])
     print(f"{len(cands)} distinct programs of {args.network} ({hw}), mean "
           f"{nodes['this checkout']:.0f} nodes; {cpu_model()}; median of {args.rounds} "

@@ -76,6 +76,10 @@ def test_online_data_of_an_older_featurizer_is_widened_only_for_a_model_that_ign
     payload["gnn_config"]["num_features"] = graph.NUM_FEATURES  # a model that reads the columns
     payload["state_dict"] = default_gnn(num_features=graph.NUM_FEATURES).state_dict()
     torch.save(payload, path)
+    with pytest.raises(checkpoint.CheckpointError, match="featurizer does not fill them"):
+        GNNModel(checkpoint=str(path))
+    payload["featurizer"]["reuse"] = True
+    torch.save(payload, path)
     with pytest.raises(checkpoint.CheckpointError, match="online data has 18 feature columns"):
         GNNModel(checkpoint=str(path))
     payload["gnn_config"]["num_features"] = graph.NUM_FEATURES + 1  # from a newer featurizer

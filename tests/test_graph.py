@@ -78,7 +78,7 @@ def _matmul_8x4x2(
 
 @pytest.mark.parametrize("lowering", graph.LOWERINGS)
 def test_footprint_and_reuse_of_each_access_follow_the_loops_that_reach_its_indices(lowering):
-    d = graph.featurize(_matmul_8x4x2, graph.FeaturizerConfig(lowering=lowering))
+    d = graph.featurize(_matmul_8x4x2, graph.FeaturizerConfig(lowering=lowering, reuse=True))
     x = d.x.numpy()
     types = _types(d)
     got = sorted(
@@ -95,6 +95,11 @@ def test_footprint_and_reuse_of_each_access_follow_the_loops_that_reach_its_indi
                           ("BufferLoad", *a), ("BufferLoad", *b)])  # fmt: skip
     # the reuse columns are appended: models trained on the columns before them still read those
     assert graph.NUM_BASE_FEATURES == _walk.F_FOOTPRINT < _walk.F_REUSE_DIST < graph.NUM_FEATURES
+    # by default the walk leaves them empty, and the graph is otherwise the same
+    plain = graph.featurize(_matmul_8x4x2, graph.FeaturizerConfig(lowering=lowering))
+    assert not plain.x[:, graph.NUM_BASE_FEATURES :].any()
+    assert torch.equal(plain.x[:, : graph.NUM_BASE_FEATURES], d.x[:, : graph.NUM_BASE_FEATURES])
+    assert torch.equal(plain.edge_index, d.edge_index)
 
 
 def test_real_candidates_featurize_in_both_lowerings(conv_candidates):

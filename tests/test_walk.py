@@ -25,15 +25,16 @@ def test_extension_is_compiled():
     assert _walk.__file__.endswith(".so"), _walk.__file__
 
 
+@pytest.mark.parametrize("reuse", [False, True])
 @pytest.mark.parametrize("lowering", graph.LOWERINGS)
-def test_compiled_and_pure_walks_are_identical(conv_candidates, lowering):
+def test_compiled_and_pure_walks_are_identical(conv_candidates, lowering, reuse):
     pure = _pure_walk_module()
     assert not pure.__file__.endswith(".so")
     mods = [add_one, matmul4] + [c.sch.mod for c in conv_candidates[1][:12]]
     for mod in mods:
         func = graph.lower(mod, lowering)
-        a = graph.walk_arrays(func, 8192, walk=_walk.walk)
-        b = graph.walk_arrays(func, 8192, walk=pure.walk)
+        a = graph.walk_arrays(func, 8192, walk=_walk.walk, reuse=reuse)
+        b = graph.walk_arrays(func, 8192, walk=pure.walk, reuse=reuse)
         for x, y in zip(a, b):
             assert x.dtype == y.dtype
             np.testing.assert_array_equal(x, y)

@@ -144,7 +144,7 @@ def _emit_reuse(nid, loops, moved, sp_node, sp_col, sp_val):
             sp_val.append(val)
 
 
-def walk(root, type_ids, max_nodes):
+def walk(root, type_ids, max_nodes, reuse=False):
     """Walk the syntax tree under ``root`` and return its graph as flat Python lists.
 
     Features come back in two parts, to keep the per-node work small: dense per-node columns
@@ -159,6 +159,9 @@ def walk(root, type_ids, max_nodes):
         Node-type name to id; names not in it get id 0 (unknown).
     max_nodes : int
         Raise :class:`GraphTooLargeError` past this many nodes.
+    reuse : bool
+        Fill the footprint and reuse columns (F_FOOTPRINT...) of buffer accesses; they stay 0
+        otherwise, and the walk skips the bookkeeping they need.
 
     Returns
     -------
@@ -216,7 +219,8 @@ def walk(root, type_ids, max_nodes):
             sp_val.append(stride)
         if defvar is not None:
             defs[hash(defvar)] = nid
-            ctx = nid
+            if reuse:
+                ctx = nid
             if red != 0.0:
                 sp_node.append(nid)
                 sp_col.append(F_REDUCE)
@@ -263,17 +267,18 @@ def walk(root, type_ids, max_nodes):
             info = _buffer_info(node.buffer, bufs, dtypes)
             _emit_buffer(nid, info, sp_node, sp_col, sp_val)
             strides = info[5]
-            accesses.append((nid, loops))
             kids = []
-            kid_ctx = []
             if name == "BufferStore":
                 kids.append((node.value, 0.0, 0.0, None))
-                kid_ctx.append(-1)
             i = 0
             for idx in _items(node.indices):
                 kids.append((idx, strides[i] if i < len(strides) else 0.0, 0.0, None))
-                kid_ctx.append(nid)
                 i += 1
+            if reuse:
+                accesses.append((nid, loops))
+                kid_ctx = [nid] * len(kids)
+                if name == "BufferStore":
+                    kid_ctx[0] = -1  # the stored value is not an index
         elif name == "For":
             ext = node.extent
             if type(ext).__name__ == "IntImm":
@@ -297,10 +302,11 @@ def walk(root, type_ids, max_nodes):
                     sp_col.append(F_UNROLL)
                     sp_val.append(math.log2(1.0 + int(step)))
             defs[hash(node.loop_var)] = nid
-            loop_ids.add(nid)
             child_loopd = loopd + 1
             child_trips = trips + log_e
-            child_loops = loops + ((nid, log_e),)
+            if reuse:
+                loop_ids.add(nid)
+                child_loops = loops + ((nid, log_e),)
         elif name == "SeqStmt":
             kids = [(s, 0.0, 0.0, None) for s in _items(node.seq)]
         elif name == "SBlockRealize":
@@ -339,11 +345,13 @@ def walk(root, type_ids, max_nodes):
         elif name == "Bind":
             defs[hash(node.var)] = nid
             kids = [(node.value, 0.0, 0.0, None)]
-            kid_ctx = [nid]
+            if reuse:
+                kid_ctx = [nid]
         elif name == "Let":
             defs[hash(node.var)] = nid
             kids = [(node.value, 0.0, 0.0, None), (node.body, 0.0, 0.0, None)]
-            kid_ctx = [nid, ctx]
+            if reuse:
+                kid_ctx = [nid, ctx]
         elif name == "Cast":
             sp_node.append(nid)
             sp_col.append(F_BITS)

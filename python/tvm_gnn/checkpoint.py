@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 
 from .errors import CheckpointError
-from .graph import NUM_FEATURES, FeaturizerConfig
+from .graph import NUM_BASE_FEATURES, NUM_FEATURES, FeaturizerConfig
 from .model import GNN, GNNConfig
 from .vocab import NODE_TYPES, VOCAB_VERSION
 
@@ -33,7 +33,8 @@ def save(path, model: GNN, featurizer: FeaturizerConfig, extra: dict | None = No
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "gnn_config": model.config.to_dict(),
-        "featurizer": {"lowering": featurizer.lowering, "max_nodes": featurizer.max_nodes},
+        "featurizer": {"lowering": featurizer.lowering, "max_nodes": featurizer.max_nodes,
+                       "reuse": featurizer.reuse},
         "vocab": list(NODE_TYPES),
         "vocab_version": VOCAB_VERSION,
         "state_dict": model.state_dict(),
@@ -91,6 +92,9 @@ def load(path) -> tuple[GNN, FeaturizerConfig, dict]:
         model = GNN(config)
         model.load_state_dict(payload["state_dict"])
         featurizer = FeaturizerConfig(**payload["featurizer"])
+        if config.num_features > NUM_BASE_FEATURES and not featurizer.reuse:
+            raise ValueError("its model reads the footprint and reuse columns, and its featurizer "
+                             "does not fill them")
     except (KeyError, TypeError, ValueError, RuntimeError) as err:
         raise CheckpointError(f"checkpoint {path} is inconsistent: {err}") from err
     model.eval()

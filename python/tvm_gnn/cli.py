@@ -272,7 +272,7 @@ def cmd_train(args) -> int:
     config = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
                          mse_weight=args.mse_weight, loss=args.loss, patience=args.patience,
                          label_noise=args.label_noise, seed=args.seed, device=args.device)
-    from .graph import NUM_BASE_FEATURES, NUM_FEATURES
+    from .graph import NUM_BASE_FEATURES, NUM_FEATURES, FeaturizerConfig
 
     overrides = {"topk": not args.no_topk, "topk_at": args.topk_at, "pool_ratio": args.pool_ratio,
                  "hidden": args.hidden, "norm": not args.no_norm,
@@ -284,6 +284,7 @@ def cmd_train(args) -> int:
             raise UsageError(f"{args.records_of} does not record how many records it was "
                              "trained on (trained before `train_records` existed)")  # fmt: skip
     run = train_on_dataset(args.data, hardware=args.hardware, held_out=args.held_out,
+                           featurizer=FeaturizerConfig(reuse=args.reuse_features),
                            embedding=args.embedding, gnn_overrides=overrides, config=config,
                            val_fraction=args.val_fraction, cache_dir=args.cache_dir,
                            progress=not args.quiet, snapshot=snapshot)  # fmt: skip
@@ -440,9 +441,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-norm", action="store_true",
                    help="no feature / layer normalization (ablation)")
     p.add_argument("--reuse-features", action="store_true",
-                   help="also read the buffer accesses' footprint and reuse columns of the node "
-                        "features (experimental: the shipped weights do without; "
-                        "docs/featurizer.md)")
+                   help="fill and read the buffer accesses' footprint and reuse columns of the "
+                        "node features (experimental: the shipped weights do without; the "
+                        "walk takes ~10%% longer; docs/featurizer.md)")
     p.add_argument("--hidden", type=_positive_int, default=32,
                    help="message-passing width (default: 32)")
     p.add_argument("--epochs", type=_positive_int, default=60, help="at most (default: 60)")

@@ -65,6 +65,10 @@ class FeaturizerConfig:
     # A program with more nodes is rejected with GraphTooLargeError, never truncated.
     # Scheduled TIR of real conv2d / matmul / fused tasks has ~100-2,000 nodes.
     max_nodes: int = 8192
+    # Fill the buffer accesses' footprint and reuse columns (the last three); they are 0
+    # otherwise. Costs ~10% of the walk's time; only models with num_features = NUM_FEATURES
+    # read them (docs/featurizer.md).
+    reuse: bool = False
 
     def __post_init__(self):
         if self.lowering not in LOWERINGS:
@@ -74,7 +78,8 @@ class FeaturizerConfig:
 
     def version(self) -> str:
         """A string identifying the graphs this config produces (for caches)."""
-        return f"f{FEATURIZER_VERSION}-v{VOCAB_VERSION}-{self.lowering}-{self.max_nodes}"
+        reuse = "-reuse" if self.reuse else ""
+        return f"f{FEATURIZER_VERSION}-v{VOCAB_VERSION}-{self.lowering}-{self.max_nodes}{reuse}"
 
 
 def _tvm_lowering_passes():
@@ -126,17 +131,19 @@ def lower(mod, lowering: str = "emulated"):
     return _main_func(mod)
 
 
-def walk_lists(func, max_nodes: int, walk=_walk.walk):
+def walk_lists(func, max_nodes: int, walk=_walk.walk, reuse: bool = False):
     """Walk a PrimFunc; return the raw lists of :func:`tvm_gnn._walk.walk`."""
-    out = walk(func.body, _TYPE_IDS, max_nodes)
+    # (without reuse, walks of earlier revisions, which lack the argument, work too)
+    out = walk(func.body, _TYPE_IDS, max_nodes, reuse) if reuse else \
+        walk(func.body, _TYPE_IDS, max_nodes)  # fmt: skip
     if out[-1]:
         logger.debug("node types outside the vocabulary (mapped to <unk>): %s", sorted(out[-1]))
     return out
 
 
-def walk_arrays(func, max_nodes: int, walk=_walk.walk):
+def walk_arrays(func, max_nodes: int, walk=_walk.walk, reuse: bool = False):
     """Walk a PrimFunc; return numpy arrays ``(node_type, x, edge_index, edge_type)``."""
-    a = _assemble([walk_lists(func, max_nodes, walk)])
+    a = _assemble([walk_lists(func, max_nodes, walk, reuse)])
     return a["node_type"], a["x"], a["edge_index"], a["edge_type"]
 
 
@@ -216,7 +223,8 @@ def featurize(mod, config: FeaturizerConfig | None = None) -> Data:
         If the program has more than ``config.max_nodes`` nodes.
     """
     config = config or FeaturizerConfig()
-    return to_data(*walk_arrays(lower(mod, config.lowering), config.max_nodes))
+    return to_data(*walk_arrays(lower(mod, config.lowering), config.max_nodes,
+                                reuse=config.reuse))  # fmt: skip
 
 
 def featurize_candidates(candidates, config: FeaturizerConfig | None = None):
@@ -293,7 +301,8 @@ def featurize_batch(candidates, config: FeaturizerConfig | None = None, walk=_wa
     outs, ok, errors = [], [], []
     for i, cand in enumerate(candidates):
         try:
-            outs.append(walk_lists(lower(cand.sch.mod, config.lowering), config.max_nodes, walk))
+            outs.append(walk_lists(lower(cand.sch.mod, config.lowering), config.max_nodes, walk,
+                                   config.reuse))  # fmt: skip
             ok.append(i)
         except Exception as err:  # noqa: BLE001 - a cost model must survive any bad candidate
             errors.append(f"candidate {i}: {type(err).__name__}: {err}")
