@@ -64,6 +64,11 @@ VARIANTS = {
 }
 
 
+def featurizer_of(options: list[str]) -> FeaturizerConfig:
+    """The featurizer `tvm-gnn train` uses with these options."""
+    return FeaturizerConfig(reuse="--reuse-features" in options)
+
+
 def data_fingerprint(data: Path) -> str:
     """sha256 over every file of the dataset (paths and contents): a run is reused only on the
     data it was trained on."""
@@ -90,8 +95,8 @@ def run_one(args, variant: str, seed: int, runs: Path, fingerprint: str, threads
     if out.exists():
         old = json.loads(out.read_text())
         if (old.get("data"), old.get("featurizer"), old.get("options"),
-                old.get("device", "cpu")) == (fingerprint, FeaturizerConfig().version(), options,
-                                              args.device):  # fmt: skip
+                old.get("device", "cpu")) == (fingerprint, featurizer_of(options).version(),
+                                              options, args.device):  # fmt: skip
             return old
     cmd = train_command(args, variant, seed, runs)
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
@@ -104,7 +109,7 @@ def run_one(args, variant: str, seed: int, runs: Path, fingerprint: str, threads
     best = info["best_epoch"]
     result = {
         "variant": variant, "seed": seed, "options": options, "data": fingerprint,
-        "featurizer": FeaturizerConfig().version(),
+        "featurizer": featurizer_of(options).version(),
         "val_pairwise_acc": info["val_pairwise_acc"][best], "val_top1": info["val_top1"][best],
         "best_epoch": best + 1, "epochs": len(info["train_loss"]),
         "train_seconds": info["train_seconds"], "threads": threads, "device": args.device,
@@ -140,8 +145,9 @@ def warm_cache(args) -> None:
 
     hardware = data.resolve_hardware(args.data)
     nets = data.training_networks(args.data, hardware, set(HELD_OUT))
-    data.load_graphs(args.data, cache_dir=args.cache_dir, progress=True, hardware=hardware,
-                     networks=nets)  # fmt: skip
+    for config in {featurizer_of([*VARIANTS[v], *args.train_args]) for v in args.variants}:
+        data.load_graphs(args.data, config, cache_dir=args.cache_dir, progress=True,
+                         hardware=hardware, networks=nets)  # fmt: skip
 
 
 def sweep(args) -> list[dict]:

@@ -68,13 +68,16 @@ def test_runs_from_named_weights_share_only_the_weightless_models_runs(tmp_path)
 def test_validation_sweep_writes_its_table_and_resumes(small_dataset, tmp_path):
     sweep = _script("validation_sweep")
     runs, doc, out = tmp_path / "runs", tmp_path / "results.md", tmp_path / "sweep.json"
-    argv = ["--data", str(small_dataset), "--variants", "default", "lambdarank", "--seeds", "0",
-            "--runs", str(runs), "--cache-dir", str(tmp_path / "cache"), "--doc", str(doc),
-            "--json", str(out), "--train-args", "--epochs", "2"]  # fmt: skip
+    argv = ["--data", str(small_dataset), "--variants", "lambdarank-reuse", "lambdarank",
+            "--seeds", "0", "--runs", str(runs), "--cache-dir", str(tmp_path / "cache"),
+            "--doc", str(doc), "--json", str(out), "--train-args", "--epochs", "2"]  # fmt: skip
     assert sweep.main(argv) == 0
     results = json.loads(out.read_text())
-    assert [(r["variant"], r["seed"]) for r in results] == [("default", 0), ("lambdarank", 0)]
+    assert [(r["variant"], r["seed"]) for r in results] == [("lambdarank-reuse", 0),
+                                                            ("lambdarank", 0)]  # fmt: skip
     assert results[1]["options"] == ["--loss", "lambdarank", "--epochs", "2"]
+    # each run is keyed by the graphs it trained on: with and without the reuse columns
+    assert results[0]["featurizer"].endswith("-reuse") and "reuse" not in results[1]["featurizer"]
     assert all(0 < r["val_top1"] <= 1 and 0 <= r["val_pairwise_acc"] <= 1 for r in results)
     assert results[0]["train_networks"] == ["resnet50"]  # the held-out resnet18 is never read
     text = doc.read_text()
