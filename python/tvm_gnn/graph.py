@@ -46,8 +46,9 @@ GraphTooLargeError = _walk.GraphTooLargeError
 
 #: Bump when the graphs the featurizer emits change; cached datasets are rebuilt on a mismatch.
 #: 2: infinite and NaN constants get finite features (they were inf/NaN, and trained as NaN).
-#: 3: buffer accesses' footprint and reuse columns appended (F_FOOTPRINT...); the first
-#:    NUM_BASE_FEATURES columns are unchanged, so models trained on them read version 3 graphs.
+#: 3: buffer accesses' footprint and reuse columns appended (F_FOOTPRINT..., filled with
+#:    FeaturizerConfig(reuse=True)); the first NUM_BASE_FEATURES columns are unchanged, so models
+#:    trained on them read version 3 graphs.
 FEATURIZER_VERSION = 3
 
 EDGE_DOWN, EDGE_UP, EDGE_DEF_USE, EDGE_USE_DEF = 0, 1, 2, 3
@@ -66,8 +67,8 @@ class FeaturizerConfig:
     # Scheduled TIR of real conv2d / matmul / fused tasks has ~100-2,000 nodes.
     max_nodes: int = 8192
     # Fill the buffer accesses' footprint and reuse columns (the last three); they are 0
-    # otherwise. Costs ~10% of the walk's time; only models with num_features = NUM_FEATURES
-    # read them (docs/featurizer.md).
+    # otherwise. Costs ~9% of the featurizer's time; only models with num_features =
+    # NUM_FEATURES read them (docs/featurizer.md).
     reuse: bool = False
 
     def __post_init__(self):
