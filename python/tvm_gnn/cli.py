@@ -443,7 +443,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reuse-features", action="store_true",
                    help="fill and read the buffer accesses' footprint and reuse columns of the "
                         "node features (experimental: the shipped weights do without; the "
-                        "walk takes ~10%% longer; docs/featurizer.md)")
+                        "featurizer takes ~9%% longer; docs/featurizer.md)")
     p.add_argument("--hidden", type=_positive_int, default=32,
                    help="message-passing width (default: 32)")
     p.add_argument("--epochs", type=_positive_int, default=60, help="at most (default: 60)")
