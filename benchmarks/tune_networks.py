@@ -98,7 +98,7 @@ def folders(args, model: str, weighted: tuple[str, ...]) -> tuple[str, str]:
     """(runs, archive) folders of ``model``'s runs. Under ``--weights-name``, models that use no
     GNN weights (``xgb``, ``random``) keep the main table's folders: their runs are the same
     whichever weights the GNN starts from, so they are tuned once and compared with both."""
-    if getattr(args, "weights_name", None) and model not in weighted:
+    if args.weights_name and model not in weighted:
         return args.shared_runs, args.shared_archive
     return args.runs, args.archive
 

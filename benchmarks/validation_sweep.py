@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from tvm_gnn import report
+from tvm_gnn.cli import build_parser, train_featurizer
 from tvm_gnn.graph import FeaturizerConfig
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,8 +66,8 @@ VARIANTS = {
 
 
 def featurizer_of(options: list[str]) -> FeaturizerConfig:
-    """The featurizer `tvm-gnn train` uses with these options."""
-    return FeaturizerConfig(reuse="--reuse-features" in options)
+    """The featurizer `tvm-gnn train` uses with these options (parsed as it parses them)."""
+    return train_featurizer(build_parser().parse_args(["train", *options]))
 
 
 def data_fingerprint(data: Path) -> str:

@@ -27,25 +27,31 @@ ROOT = Path(__file__).resolve().parent.parent
 WALK = "python/tvm_gnn/_walk.py"
 
 
-def compile_walk(rev: str, where: Path):
-    """The walk module of revision ``rev``, compiled with Cython in ``where``."""
+def _show(rev: str, path: str) -> str:
     try:
-        src = subprocess.run(["git", "show", f"{rev}:{WALK}"], cwd=ROOT, check=True,
-                             capture_output=True, text=True).stdout  # fmt: skip
+        return subprocess.run(["git", "show", f"{rev}:{path}"], cwd=ROOT, check=True,
+                              capture_output=True, text=True).stdout  # fmt: skip
     except subprocess.CalledProcessError as err:
         raise SystemExit(f"--against {rev}: {err.stderr.strip()}") from None
-    (where / "_walk_against.py").write_text(src)
-    setup = ("from Cython.Build import cythonize\nfrom setuptools import setup\n"
-             "setup(ext_modules=cythonize(['_walk_against.py'], quiet=True, compiler_directives="
-             "{'language_level': '3', 'binding': False}))\n")  # fmt: skip
-    (where / "setup.py").write_text(setup)
+
+
+def compile_walk(rev: str, where: Path):
+    """The walk of revision ``rev``, compiled in ``where`` by that revision's own ``setup.py``
+    (its Cython settings), with the signature of this checkout's walk."""
+    (where / "_walk_against.py").write_text(_show(rev, WALK))
+    setup = _show(rev, "setup.py")
+    if f'"{WALK}"' not in setup:
+        raise SystemExit(f"--against {rev}: its setup.py does not build {WALK}")
+    (where / "setup.py").write_text(setup.replace(f'"{WALK}"', '"_walk_against.py"'))
     subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=where,
                    check=True, capture_output=True)  # fmt: skip
     (so,) = where.glob("_walk_against*.so")
     spec = importlib.util.spec_from_file_location("_walk_against", so)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return mod
+    if not hasattr(mod, "F_FOOTPRINT"):  # from before the reuse columns and their argument
+        return lambda root, type_ids, max_nodes, reuse=False: mod.walk(root, type_ids, max_nodes)
+    return mod.walk
 
 
 def main() -> None:
@@ -71,7 +77,7 @@ def main() -> None:
         if len(cands) == args.n:
             break
     with tempfile.TemporaryDirectory() as tmp:
-        against = compile_walk(args.against, Path(tmp)).walk
+        against = compile_walk(args.against, Path(tmp))
         walks = {args.against: (against, FeaturizerConfig()),
                  "this checkout": (_walk.walk, FeaturizerConfig()),
                  "this checkout, reuse=True": (_walk.walk, FeaturizerConfig(reuse=True))}

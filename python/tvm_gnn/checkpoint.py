@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 
 from .errors import CheckpointError
-from .graph import NUM_BASE_FEATURES, NUM_FEATURES, FeaturizerConfig
+from .graph import NUM_BASE_FEATURES, FeaturizerConfig
 from .model import GNN, GNNConfig
 from .vocab import NODE_TYPES, VOCAB_VERSION
 
@@ -86,9 +86,6 @@ def load(path) -> tuple[GNN, FeaturizerConfig, dict]:
         )
     try:
         config = GNNConfig.from_dict(payload["gnn_config"])
-        if config.num_features > NUM_FEATURES:
-            raise ValueError(f"its model reads {config.num_features} node-feature columns, this "
-                             f"featurizer writes {NUM_FEATURES} (a newer tvm_gnn wrote it)")
         model = GNN(config)
         model.load_state_dict(payload["state_dict"])
         featurizer = FeaturizerConfig(**payload["featurizer"])

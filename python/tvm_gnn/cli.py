@@ -263,6 +263,13 @@ def cmd_tune(args) -> int:
 
 
 # -- train / eval --------------------------------------------------------------------------------
+def train_featurizer(args):
+    """The ``FeaturizerConfig`` that ``tvm-gnn train`` builds its graphs with, from its options."""
+    from .graph import FeaturizerConfig
+
+    return FeaturizerConfig(reuse=args.reuse_features)
+
+
 def cmd_train(args) -> int:
     """Train the GNN on the dataset's training networks (held-out networks are never read)."""
 
@@ -272,7 +279,7 @@ def cmd_train(args) -> int:
     config = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
                          mse_weight=args.mse_weight, loss=args.loss, patience=args.patience,
                          label_noise=args.label_noise, seed=args.seed, device=args.device)
-    from .graph import NUM_BASE_FEATURES, NUM_FEATURES, FeaturizerConfig
+    from .graph import NUM_BASE_FEATURES, NUM_FEATURES
 
     overrides = {"topk": not args.no_topk, "topk_at": args.topk_at, "pool_ratio": args.pool_ratio,
                  "hidden": args.hidden, "norm": not args.no_norm,
@@ -284,7 +291,7 @@ def cmd_train(args) -> int:
             raise UsageError(f"{args.records_of} does not record how many records it was "
                              "trained on (trained before `train_records` existed)")  # fmt: skip
     run = train_on_dataset(args.data, hardware=args.hardware, held_out=args.held_out,
-                           featurizer=FeaturizerConfig(reuse=args.reuse_features),
+                           featurizer=train_featurizer(args),
                            embedding=args.embedding, gnn_overrides=overrides, config=config,
                            val_fraction=args.val_fraction, cache_dir=args.cache_dir,
                            progress=not args.quiet, snapshot=snapshot)  # fmt: skip

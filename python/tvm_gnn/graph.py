@@ -134,9 +134,7 @@ def lower(mod, lowering: str = "emulated"):
 
 def walk_lists(func, max_nodes: int, walk=_walk.walk, reuse: bool = False):
     """Walk a PrimFunc; return the raw lists of :func:`tvm_gnn._walk.walk`."""
-    # (without reuse, walks of earlier revisions, which lack the argument, work too)
-    out = walk(func.body, _TYPE_IDS, max_nodes, reuse) if reuse else \
-        walk(func.body, _TYPE_IDS, max_nodes)  # fmt: skip
+    out = walk(func.body, _TYPE_IDS, max_nodes, reuse)
     if out[-1]:
         logger.debug("node types outside the vocabulary (mapped to <unk>): %s", sorted(out[-1]))
     return out

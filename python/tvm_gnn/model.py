@@ -51,6 +51,11 @@ class GNNConfig:
             raise ValueError(f"pool_ratio must be in (0, 1], got {self.pool_ratio}")
         if self.num_layers < 1:
             raise ValueError(f"num_layers must be at least 1, got {self.num_layers}")
+        from .graph import NUM_FEATURES
+
+        if not 0 < self.num_features <= NUM_FEATURES:
+            raise ValueError(f"num_features must be in 1..{NUM_FEATURES}, the featurizer's "
+                             f"columns; got {self.num_features} (more: a newer tvm_gnn's model)")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -137,13 +142,10 @@ class GNN(nn.Module):
 
 def default_gnn(embedding: str = "fasttext", **overrides) -> GNN:
     """A freshly initialized GNN; FastText vectors from the package for ``embedding="fasttext"``."""
-    from .graph import NUM_BASE_FEATURES, NUM_FEATURES
+    from .graph import NUM_BASE_FEATURES
     from .vocab import NODE_TYPES
 
     overrides.setdefault("num_features", NUM_BASE_FEATURES)
-    if not 0 < overrides["num_features"] <= NUM_FEATURES:
-        raise ValueError(f"num_features must be in 1..{NUM_FEATURES}, the featurizer's columns; "
-                         f"got {overrides['num_features']}")
     config = GNNConfig(num_node_types=len(NODE_TYPES), embedding=embedding, **overrides)
     vectors = None
     if embedding == "fasttext":
