@@ -13,7 +13,8 @@ a run whose JSON matches the dataset's contents, the featurizer version and the 
 options is not repeated, so the sweep resumes after a kill (a run killed halfway starts over).
 The table goes into
 ``docs/results.md`` (a generated section) and the runs' numbers into
-``benchmarks/results/validation_sweep.json``.
+``benchmarks/results/validation_sweep.json``, where they replace the same (variant, seed) and
+keep every other run's.
 
     .venv/bin/python benchmarks/validation_sweep.py --seeds 0 1 2
     .venv/bin/python benchmarks/validation_sweep.py --variants default lambdarank --jobs 8
@@ -215,6 +216,29 @@ def render(results: list[dict], seeds: list[int], command: str, machine: str) ->
     ])  # fmt: skip
 
 
+def earlier_runs(path) -> list[dict]:
+    """The runs already in the sweep JSON at ``path`` (none if it is missing), read before
+    training so that a file it cannot keep stops the sweep at once, not after hours of runs."""
+    try:
+        old = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError) as err:
+        raise SystemExit(f"{path} is not a sweep's JSON ({err}); move it aside or pass --json")
+    if not isinstance(old, list) or not all(isinstance(r, dict) and "variant" in r and "seed" in r
+                                            for r in old):  # fmt: skip
+        raise SystemExit(f"{path} is not a sweep's JSON (a list of runs); move it aside or pass "
+                         "--json")  # fmt: skip
+    return old
+
+
+def merged(earlier: list[dict], results: list[dict]) -> list[dict]:
+    """``earlier`` runs this sweep did not redo, then ``results``: a sweep of one new variant
+    adds its rows instead of dropping the numbers docs/results.md reads back."""
+    redone = {(r["variant"], r["seed"]) for r in results}
+    return [r for r in earlier if (r["variant"], r["seed"]) not in redone] + results
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     parser.add_argument("--data", default=str(ROOT / "data"), help="dataset (default: data/)")
@@ -248,6 +272,7 @@ def main(argv=None) -> int:
     if not Path(args.data).is_dir():
         parser.error(f"no dataset folder {args.data}")
 
+    earlier = [] if args.no_write else earlier_runs(args.json)
     results = sweep(args)
     command = "python benchmarks/validation_sweep.py " + " ".join(
         a for a in (argv if argv is not None else sys.argv[1:]))
@@ -256,7 +281,7 @@ def main(argv=None) -> int:
     print(text)
     if not args.no_write:
         report.write_section(args.doc, SECTION, text)
-        report.write_json(args.json, results)
+        report.write_json(args.json, merged(earlier, results))
     return 0
 
 

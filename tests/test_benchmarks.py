@@ -87,6 +87,13 @@ def test_validation_sweep_writes_its_table_and_resumes(small_dataset, tmp_path):
     assert sweep.main(argv) == 0  # finished runs on the same data are not trained again
     assert (runs / "lambdarank-seed0.pt").stat().st_mtime_ns == stamp
     assert json.loads(out.read_text()) == results
+    # a sweep of one variant keeps the other variant's numbers in the JSON
+    assert sweep.main([*argv[:2], "--variants", "lambdarank", *argv[5:]]) == 0
+    assert json.loads(out.read_text()) == results
+    assert "| lambdarank-reuse |" not in doc.read_text()
+    out.write_text("{}")
+    with pytest.raises(SystemExit, match="not a sweep's JSON"):
+        sweep.main(argv)
 
 
 def test_noise_ceiling_estimates_the_noise_and_what_a_perfect_model_scores(small_dataset, tmp_path):
