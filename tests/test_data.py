@@ -93,6 +93,45 @@ def test_the_graph_cache_follows_the_files_contents_not_their_times(packed, tmp_
         data.load_graphs(copy, cache_dir=tmp_path / "cache")
 
 
+def test_packed_folders_gunzip_into_a_cache_keyed_by_contents(packed, tmp_path, monkeypatch):
+    import os
+    import re
+    import shutil
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (folder,) = packed.glob("*/unit")
+    plain = data._open_db_folder(folder)
+    assert plain != folder and sorted(p.name for p in plain.iterdir()) == sorted(data.DB_FILES)
+    record = dbfile.RECORD_FILE
+    assert (plain / record).read_bytes() == gzip.decompress((folder / f"{record}.gz").read_bytes())
+    copy = tmp_path / "copy" / "unit"
+    shutil.copytree(folder, copy)
+    os.utime(copy / f"{record}.gz", ns=(1, 1))
+    assert data._open_db_folder(copy) == plain  # same contents, other times: the same cache
+    # other contents of the same size and time (what the cache was keyed by) get their own
+    # cache, never the stale copy: one digit of a latency changed, the gzip size kept
+    gz = copy / f"{record}.gz"
+    body = gzip.decompress(gz.read_bytes())
+    size = len(gzip.compress(body, mtime=0))
+    digits = [i for m in re.finditer(rb"\],\[([0-9.]+)", body)  # latencies' digits
+              for i in range(m.start(1) + 2, m.end(1)) if body[i:i + 1].isdigit()]  # fmt: skip
+    edited = next(e for at in digits for d in b"0123456789" if d != body[at]
+                  for e in [body[:at] + bytes([d]) + body[at + 1:]]
+                  if len(gzip.compress(e, mtime=0)) == size)  # fmt: skip
+    seen = []
+    for contents in (body, edited):
+        gz.write_bytes(gzip.compress(contents, mtime=0))
+        os.utime(gz, ns=(1, 1))
+        seen.append((data._open_db_folder(copy) / record).read_bytes())
+    assert seen == [body, edited]
+    # a cut gzip file is refused by name, and leaves nothing half written behind
+    gz.write_bytes(gzip.compress(body, mtime=0)[:-20])
+    with pytest.raises(ValueError, match="not a whole gzip file"):
+        data._open_db_folder(copy)
+    assert not list((tmp_path / "tmp").rglob("*.tmp"))
+
+
 def test_splits():
     s = [data.Sample(net, "t", wl, 1, 1e-3, i)
          for i, (net, wl) in enumerate([("a", "w1")] * 5 + [("b", "w2")] * 5 + [("c", "w3")] * 5)]

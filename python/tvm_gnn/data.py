@@ -59,19 +59,33 @@ def network_folders(root) -> Iterator[tuple[str, str, Path]]:
 
 
 def _open_db_folder(folder: Path) -> Path:
-    """A folder with plain JSON files: ``folder`` itself, or a cache of its gunzipped files."""
+    """A folder with plain JSON files: ``folder`` itself, or a cache of its gunzipped files.
+
+    The cache is keyed by the packed files' contents, and each file lands whole (written aside,
+    then renamed), so a run killed while gunzipping or a checkout with other contents never
+    reads a cut or stale copy."""
     if all((folder / f).exists() for f in DB_FILES):
         return folder
     digest = hashlib.sha1()
     for f in DB_FILES:
-        st = (folder / (f + ".gz")).stat()
-        digest.update(f"{f}:{st.st_size}:{st.st_mtime_ns}".encode())
+        digest.update(f"{f}\0".encode())
+        with open(folder / (f + ".gz"), "rb") as src:
+            for block in iter(lambda: src.read(1 << 20), b""):
+                digest.update(block)
     out = Path(tempfile.gettempdir()) / "tvm_gnn_db" / digest.hexdigest()[:16]
-    if not all((out / f).exists() for f in DB_FILES):
-        out.mkdir(parents=True, exist_ok=True)
-        for f in DB_FILES:
-            with gzip.open(folder / (f + ".gz"), "rb") as src, open(out / f, "wb") as dst:
+    out.mkdir(parents=True, exist_ok=True)
+    for f in DB_FILES:
+        if (out / f).exists():
+            continue
+        tmp = out / f"{f}.{os.getpid()}.tmp"
+        try:
+            with gzip.open(folder / (f + ".gz"), "rb") as src, open(tmp, "wb") as dst:
                 shutil.copyfileobj(src, dst)
+        except (EOFError, gzip.BadGzipFile) as err:
+            tmp.unlink(missing_ok=True)
+            raise ValueError(f"{folder / (f + '.gz')} is not a whole gzip file ({err}); "
+                             "restore it from git") from None  # fmt: skip
+        os.replace(tmp, out / f)
     return out
 
 
