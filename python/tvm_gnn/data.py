@@ -58,6 +58,17 @@ def network_folders(root) -> Iterator[tuple[str, str, Path]]:
             yield folder.parent.name, folder.name, folder
 
 
+def _contents_digest(folder: Path) -> str:
+    """sha1 over a network folder's database files, plain or gzipped, by name and contents: what
+    the gunzipped copy and the graph cache are keyed by, so a copied or re-cloned dataset keeps
+    them and other contents never reuse them."""
+    stamp = hashlib.sha1()
+    for f in DB_FILES:
+        p = folder / f if (folder / f).exists() else folder / (f + ".gz")
+        stamp.update(f"{p.name}:".encode() + hashlib.sha1(p.read_bytes()).digest())
+    return stamp.hexdigest()
+
+
 def _open_db_folder(folder: Path) -> Path:
     """A folder with plain JSON files: ``folder`` itself, or a cache of its gunzipped files.
 
@@ -66,13 +77,7 @@ def _open_db_folder(folder: Path) -> Path:
     reads a cut or stale copy."""
     if all((folder / f).exists() for f in DB_FILES):
         return folder
-    digest = hashlib.sha1()
-    for f in DB_FILES:
-        digest.update(f"{f}\0".encode())
-        with open(folder / (f + ".gz"), "rb") as src:
-            for block in iter(lambda: src.read(1 << 20), b""):
-                digest.update(block)
-    out = Path(tempfile.gettempdir()) / "tvm_gnn_db" / digest.hexdigest()[:16]
+    out = Path(tempfile.gettempdir()) / "tvm_gnn_db" / _contents_digest(folder)[:16]
     out.mkdir(parents=True, exist_ok=True)
     for f in DB_FILES:
         if (out / f).exists():
@@ -422,13 +427,9 @@ def load_graphs(root, config=None, cache_dir=".cache/graphs", progress: bool = F
     all_graphs, all_samples = [], []
     for hw, net, folder in folders:
         max_line = snapshot_line(folder, snapshot)
-        stamp = hashlib.sha1()  # of the contents: a copied or re-cloned dataset keeps its cache
-        for f in DB_FILES:
-            p = folder / f if (folder / f).exists() else folder / (f + ".gz")
-            stamp.update(f"{p.name}:".encode() + hashlib.sha1(p.read_bytes()).digest())
         upto = "" if max_line is None else f"-upto{max_line}"
         cache = (Path(cache_dir) / f"{config.version()}-d{CACHE_FORMAT}" / hw
-                 / f"{net}-{stamp.hexdigest()[:12]}{upto}.pt")  # fmt: skip
+                 / f"{net}-{_contents_digest(folder)[:12]}{upto}.pt")  # fmt: skip
         if cache.exists():
             payload = torch.load(cache, weights_only=False)
             graphs, kept = unpack_graphs(payload["graphs"]), [Sample(**s) for s in payload["samples"]]
