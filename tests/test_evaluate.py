@@ -156,7 +156,60 @@ def test_a_checkpoint_keeps_its_records_after_the_dataset_grows(small_dataset, t
     code = main(["eval", "--data", str(root), "--held-out", "resnet18", "--models", "gnn",
                  "gnn-no-topk", "--gnn", str(old), "--gnn-no-topk", str(new), "-q"])  # fmt: skip
     assert code == 2 and "trained on different records" in capsys.readouterr().err
+    # without a GNN row, the baselines still learn what the --gnn checkpoint saw: a table's
+    # XGBModel and MLPModel rows come out the same when evaluated on their own
+    alone = tmp_path / "alone.json"
+    assert main(["eval", "--data", str(root), "--held-out", "resnet18", "--models", "xgb",
+                 "--gnn", str(old), "--json", str(alone), "-q"]) == 0  # fmt: skip
+    assert json.loads(alone.read_text())["train_records"] == {"resnet50": 80}
 
     records.write_text("".join(full[:64]))  # not the data the checkpoint saw
     with pytest.raises(EvaluationError, match="fewer than the 80"):
         pretrained_xgb(root, checkpoint=old)
+
+
+MLP_WEIGHTS = """
+import hashlib, sys
+from tvm_gnn.evaluate import load_groups, reproducible_arithmetic, train_mlp
+assert reproducible_arithmetic() == "COMPATIBLE"
+import torch
+torch.set_num_threads(int(sys.argv[2]))
+model = train_mlp(load_groups(sys.argv[1], "cpu", ["resnet50"]))
+params = model.trainer.state.model.parameters()
+print(hashlib.sha256(b"".join(p.detach().numpy().tobytes() for p in params)).hexdigest())
+"""
+
+
+def test_mlp_baseline_trains_the_same_weights_on_any_instruction_set(small_dataset):
+    """MLPModel's rows repeat on another CPU: the same weights with MKL held to AVX2 (what an
+    AVX2-only CPU runs) as with what this CPU offers, whatever the caller's thread count."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "MKL_CBWR"}
+    runs = [("1", {}), ("2", {"MKL_ENABLE_INSTRUCTIONS": "AVX2"})]
+    digests = {subprocess.run([sys.executable, "-c", MLP_WEIGHTS, str(small_dataset), threads],
+                              env={**env, **extra}, check=True, capture_output=True,
+                              text=True).stdout.split()[-1]
+               for threads, extra in runs}  # fmt: skip
+    assert len(digests) == 1, digests
+
+
+def test_mlp_baseline_trains_on_one_thread(small_dataset, monkeypatch):
+    """MKL's sums also depend on the thread count (seen on the full dataset, not on this slice)."""
+    import torch
+    from tvm.s_tir.meta_schedule.cost_model import mlp_model
+
+    from tvm_gnn.evaluate import load_groups, train_mlp
+
+    seen = []
+    monkeypatch.setattr(mlp_model.SegmentSumMLPTrainer, "train_full",
+                        lambda self: seen.append(torch.get_num_threads()))  # fmt: skip
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        train_mlp(load_groups(small_dataset, "cpu", ["resnet50"]))
+        assert seen == [1] and torch.get_num_threads() == 2  # and the caller's count is back
+    finally:
+        torch.set_num_threads(threads)

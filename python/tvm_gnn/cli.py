@@ -319,6 +319,10 @@ def cmd_eval(args) -> int:
     """Rank the held-out networks' measured programs with the GNN and TVM's cost models."""
     import json
 
+    from .evaluate import reproducible_arithmetic
+
+    if "mlp" in args.models and reproducible_arithmetic() is None:
+        logging.getLogger(__name__).warning("torch was loaded before eval could set MKL_CBWR")
     from . import data
     from .cost_model import PRETRAINED
     from .evaluate import EvaluationError, evaluate, markdown, plot

@@ -176,9 +176,35 @@ def train_mlp(groups: list[Group], seed: int = 0, progress: bool = False):
         feats, costs = mlp_model.extract_features(g.context, g.candidates, _results(g.latencies),
                                                   state.extractor)  # fmt: skip
         state.add_to_group(feats, costs, g.shash)
-    with mlp_compat():
-        model.trainer.train_full()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # MKL's sums depend on the thread count: see reproducible_arithmetic
+    try:
+        with mlp_compat():
+            model.trainer.train_full()
+    finally:
+        torch.set_num_threads(threads)
     return model
+
+
+#: MKL's conditional numerical reproducibility mode that ``tvm-gnn eval`` runs under.
+MKL_CBWR = "COMPATIBLE"
+
+
+def reproducible_arithmetic() -> str | None:
+    """Ask MKL for the same float results on every x86 CPU; call before torch is imported.
+
+    TVM's MLPModel trains for 50 epochs, and the last bits of MKL's matrix products, which
+    differ with the CPU's instruction set (AVX-512 or AVX2) and thread count, grow into different
+    weights: the same seed gave its rows different numbers on two CPUs. MKL's ``COMPATIBLE`` mode
+    takes one code path on every x86 CPU, and MLPModel trains on one thread. GNN inference is
+    as fast either way (featurization dominates). A mode the user set is kept. Returns the mode
+    in effect, or ``None`` when torch was imported first and MKL may already have chosen.
+    """
+    import sys
+
+    if "torch" in sys.modules and "MKL_CBWR" not in os.environ:
+        return None
+    return os.environ.setdefault("MKL_CBWR", MKL_CBWR)
 
 
 @contextlib.contextmanager
@@ -289,6 +315,20 @@ def _checkpoint_infos(checkpoints: dict, models, held_out) -> dict[str, dict]:
     return infos
 
 
+def _records_reference(path, hardware: str, held_out) -> dict | None:
+    """The training record of checkpoint ``path`` if it can stand for the GNN rows' records."""
+    from . import checkpoint
+
+    if not path or not Path(path).is_file():
+        return None
+    info = checkpoint.load(path)[2]
+    if (info.get("hardware") != hardware or info.get("train_networks") is None
+            or set(info["train_networks"]) & set(held_out)):  # fmt: skip
+        return None
+    logger.info("baselines train on the records %s was trained on", path)
+    return info
+
+
 def evaluate(
     root,
     checkpoints: dict[str, str],
@@ -307,10 +347,15 @@ def evaluate(
 
     hardware = data_mod.resolve_hardware(root, hardware)
     infos = _checkpoint_infos(checkpoints, models, held_out)
-    snapshot = None  # the training records: all, unless the GNNs recorded how many they saw
-    if infos:
-        train_nets = sorted(next(iter(infos.values()))["train_networks"])
-        snapshot = next(iter(infos.values())).get("train_records")
+    # The training records: those the GNNs saw. Without a GNN row, those the `gnn` checkpoint saw
+    # if it was trained on this hardware without the held-out networks, so that `--models mlp`
+    # alone trains MLPModel on exactly what the full table's row saw.
+    reference = next(iter(infos.values()), None) or _records_reference(checkpoints.get("gnn"),
+                                                                       hardware, held_out)
+    snapshot = None
+    if reference:
+        train_nets = sorted(reference["train_networks"])
+        snapshot = reference.get("train_records")
     else:  # no GNN to compare with: everything that is not held out
         train_nets = data_mod.training_networks(root, hardware, set(held_out) | set(HELD_OUT))
     missing = [n for n in train_nets if not (Path(root) / hardware / n).is_dir()]
@@ -334,7 +379,10 @@ def evaluate(
     shared = sorted({g.shash for g in test} & train_hashes)
     out = {"hardware": hardware, "held_out": list(held_out), "train_networks": train_nets,
            "train_records": snapshot, "shared": shared, "single_program_workloads": trivial,
-           "seed": seed, "models": {}}  # fmt: skip
+           "seed": seed, "mkl_cbwr": os.environ.get("MKL_CBWR"), "models": {}}  # fmt: skip
+    if "mlp" in models and out["mkl_cbwr"] != MKL_CBWR:
+        logger.warning("MKL_CBWR is %s, not %s: MLPModel's rows may differ on another CPU",
+                       out["mkl_cbwr"], MKL_CBWR)  # fmt: skip
     for name in models:
         start = time.perf_counter()
         if name.startswith("gnn"):
@@ -411,6 +459,9 @@ def markdown(res: dict) -> str:
               f"both tables): {res['single_program_workloads']}."]  # fmt: skip
     lines += ["", f"Shared workloads excluded from the first table: {len(res['shared'])}. "
               f"Training networks: {', '.join(res['train_networks'])}."]  # fmt: skip
+    if "mlp" in models:
+        lines += ["", f"MLPModel trained on one thread with MKL_CBWR={res.get('mkl_cbwr')} (the "
+                  "same float arithmetic on every x86 CPU)."]  # fmt: skip
     if res.get("train_records"):
         total = sum(res["train_records"].values())
         lines += ["", f"Training records: the first {total:,} lines of the training networks' "
