@@ -170,12 +170,13 @@ def test_a_checkpoint_keeps_its_records_after_the_dataset_grows(small_dataset, t
 
 MLP_WEIGHTS = """
 import hashlib, sys
-from tvm_gnn.evaluate import load_groups, reproducible_arithmetic, train_mlp
+from tvm_gnn.evaluate import load_groups, mkl_mode, reproducible_arithmetic, train_mlp
 assert reproducible_arithmetic() == "COMPATIBLE"
 import torch
 torch.set_num_threads(int(sys.argv[2]))
 model = train_mlp(load_groups(sys.argv[1], "cpu", ["resnet50"]))
 params = model.trainer.state.model.parameters()
+assert mkl_mode() == "COMPATIBLE", mkl_mode()
 print(hashlib.sha256(b"".join(p.detach().numpy().tobytes() for p in params)).hexdigest())
 """
 

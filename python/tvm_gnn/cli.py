@@ -321,8 +321,7 @@ def cmd_eval(args) -> int:
 
     from .evaluate import reproducible_arithmetic
 
-    if "mlp" in args.models and reproducible_arithmetic() is None:
-        logging.getLogger(__name__).warning("torch was loaded before eval could set MKL_CBWR")
+    reproducible_arithmetic()  # before any matrix product: the GNN rows run first
     from . import data
     from .cost_model import PRETRAINED
     from .evaluate import EvaluationError, evaluate, markdown, plot

@@ -190,21 +190,36 @@ def train_mlp(groups: list[Group], seed: int = 0, progress: bool = False):
 MKL_CBWR = "COMPATIBLE"
 
 
-def reproducible_arithmetic() -> str | None:
-    """Ask MKL for the same float results on every x86 CPU; call before torch is imported.
+def reproducible_arithmetic() -> str:
+    """Ask MKL for the same float results on every x86 CPU; call before torch's first product.
 
     TVM's MLPModel trains for 50 epochs, and the last bits of MKL's matrix products, which
     differ with the CPU's instruction set (AVX-512 or AVX2) and thread count, grow into different
     weights: the same seed gave its rows different numbers on two CPUs. MKL's ``COMPATIBLE`` mode
-    takes one code path on every x86 CPU, and MLPModel trains on one thread. GNN inference is
-    as fast either way (featurization dominates). A mode the user set is kept. Returns the mode
-    in effect, or ``None`` when torch was imported first and MKL may already have chosen.
+    takes one code path on every x86 CPU (MKL reads ``MKL_CBWR`` at its first call), and
+    MLPModel trains on one thread. GNN inference is as fast either way (featurization
+    dominates). A mode the user set is kept; returns the one asked for.
     """
-    import sys
-
-    if "torch" in sys.modules and "MKL_CBWR" not in os.environ:
-        return None
     return os.environ.setdefault("MKL_CBWR", MKL_CBWR)
+
+
+#: MKL's codes for its reproducibility modes (mkl.h), as ``MKL_CBWR`` names them.
+_CBWR_NAMES = {1: "OFF", 2: "AUTO", 3: "COMPATIBLE", 4: "SSE2", 9: "AVX", 10: "AVX2",
+               12: "AVX512"}  # fmt: skip
+
+
+def mkl_mode() -> str | None:
+    """The reproducibility mode MKL runs in, read from the MKL inside torch (``None``: unknown)."""
+    import ctypes
+
+    import torch
+
+    try:
+        lib = ctypes.CDLL(str(Path(torch.__file__).parent / "lib" / "libtorch_cpu.so"))
+        code = lib.mkl_serv_cbwr_get(1)  # MKL_CBWR_BRANCH
+    except (OSError, AttributeError):  # another torch build, or no MKL
+        return None
+    return _CBWR_NAMES.get(code, str(code))
 
 
 @contextlib.contextmanager
@@ -379,10 +394,11 @@ def evaluate(
     shared = sorted({g.shash for g in test} & train_hashes)
     out = {"hardware": hardware, "held_out": list(held_out), "train_networks": train_nets,
            "train_records": snapshot, "shared": shared, "single_program_workloads": trivial,
-           "seed": seed, "mkl_cbwr": os.environ.get("MKL_CBWR"), "models": {}}  # fmt: skip
+           "seed": seed, "mkl_cbwr": mkl_mode(), "models": {}}  # fmt: skip
     if "mlp" in models and out["mkl_cbwr"] != MKL_CBWR:
-        logger.warning("MKL_CBWR is %s, not %s: MLPModel's rows may differ on another CPU",
-                       out["mkl_cbwr"], MKL_CBWR)  # fmt: skip
+        logger.warning("MKL runs in mode %s, not %s: MLPModel's rows may differ on another "
+                       "CPU; set MKL_CBWR=%s before torch's first matrix product",
+                       out["mkl_cbwr"], MKL_CBWR, MKL_CBWR)  # fmt: skip
     for name in models:
         start = time.perf_counter()
         if name.startswith("gnn"):
@@ -460,8 +476,9 @@ def markdown(res: dict) -> str:
     lines += ["", f"Shared workloads excluded from the first table: {len(res['shared'])}. "
               f"Training networks: {', '.join(res['train_networks'])}."]  # fmt: skip
     if "mlp" in models:
-        lines += ["", f"MLPModel trained on one thread with MKL_CBWR={res.get('mkl_cbwr')} (the "
-                  "same float arithmetic on every x86 CPU)."]  # fmt: skip
+        mode = res.get("mkl_cbwr")
+        same = " (the same float arithmetic on every x86 CPU)" if mode == MKL_CBWR else ""
+        lines += ["", f"MLPModel trained on one thread, MKL in reproducibility mode {mode}{same}."]
     if res.get("train_records"):
         total = sum(res["train_records"].values())
         lines += ["", f"Training records: the first {total:,} lines of the training networks' "
