@@ -387,9 +387,11 @@ def summarize(logs: list[dict], budgets: list[int], h2h: dict | None = None) -> 
                        "trials.")  # fmt: skip
             continue
         got = [trials_to_reach(r["curve"], xgb_final) for r in by[(net, "gnn")]]
-        text = ", ".join("never" if g is None else f"{g} ({g / xgb_trials:.0%})" for g in got)
+        text = ", ".join(f"not reached in its {r['trials']} trials" if g is None
+                         else f"reached after {g} trials ({g / xgb_trials:.0%})"
+                         for g, r in zip(got, by[(net, "gnn")]))  # fmt: skip
         out.append(f"- {net}: XGBModel's final estimate {xgb_final * 1e3:.3f} ms after "
-                   f"{xgb_trials} trials; GNNModel reached it after {text} trials (per seed).")
+                   f"{xgb_trials} trials; by GNNModel, per seed: {text}.")
     if spreads:
         out.append(f"- Noise: the timed runs of one compiled network spread by at most "
                    f"{max(spreads):.1%} (median {np.median(spreads):.1%}) of their median "
@@ -438,6 +440,16 @@ def plot(logs: list[dict], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def measured_on(args, section: str) -> str:
+    """The date of the section's timings: today, unless --report-only rewrites a section whose
+    numbers were timed on an earlier day (which it keeps: nothing is timed again)."""
+    earlier = report.read_section(ROOT / "docs" / "tuning.md", f"{SECTION}-{section}")
+    found = re.search(r"; TVM [^;]+; (\d{4}-\d{2}-\d{2})\.", earlier or "")
+    if args.report_only and found:
+        return found.group(1)
+    return str(datetime.date.today())
 
 
 def machine(log: dict) -> str:
@@ -536,10 +548,12 @@ def main() -> None:
     body = (f"### {', '.join(args.networks)}: {args.trials} trials{timed}\n\n"
             f"Command: `{command}`\n\n"
             f"Machine: {machine(logs[0])}, target `{logs[0]['target']}`; "
-            f"TVM {logs[0]['tvm_version']}; {datetime.date.today()}. {args.trials_per_iter} "
+            f"TVM {logs[0]['tvm_version']}; {measured_on(args, name)}. {args.trials_per_iter} "
             f"candidates per search round; each compiled network timed {args.repeats} times.\n\n"
             + summarize(logs, budgets, h2h)
-            + "\n".join(remeasure_table(remeasured, h2h))
+            # each line on its own: the bold paragraph after a table needs a blank line first,
+            # or Markdown reads it as one more table row
+            + "".join(f"\n{line}" for line in remeasure_table(remeasured, h2h))
             + f"\n\n![best latency against trials and wall-clock](tuning-{name}.png)\n")  # fmt: skip
     print(body)
     if not args.no_write:

@@ -123,3 +123,23 @@ def test_noise_ceiling_estimates_the_noise_and_what_a_perfect_model_scores(small
     assert "noise_ceiling.py --held-out resnet18 --replicates 5`" in doc.read_text()
     with pytest.raises(SystemExit):
         nc.main(["--data", str(small_dataset), "--no-write"])  # no mobilenet_v2 in it
+
+
+def test_a_report_only_rewrite_keeps_the_day_its_numbers_were_timed(tmp_path, monkeypatch):
+    """--report-only times nothing, so a section it rewrites keeps its date; a new run has today's."""
+    import datetime
+
+    from tvm_gnn import report
+
+    bench = _script("tune_networks")
+    monkeypatch.setattr(bench, "ROOT", tmp_path)
+    doc = tmp_path / "docs" / "tuning.md"
+    report.write_section(doc, f"{bench.SECTION}-resnet18", "### resnet18\n\nMachine: Intel, 2 "
+                         "cores, target `llvm`; TVM 0.26.0; 2026-11-23. 16 candidates per round.")
+    assert report.read_section(doc, f"{bench.SECTION}-resnet18").startswith("### resnet18\n")
+    assert report.read_section(doc, "other") is None
+    today = str(datetime.date.today())
+    for report_only, name, day in [(True, "resnet18", "2026-11-23"), (False, "resnet18", today),
+                                   (True, "mobilenet_v2", today)]:  # fmt: skip
+        args = argparse.Namespace(report_only=report_only)
+        assert bench.measured_on(args, name) == day

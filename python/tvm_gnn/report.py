@@ -11,6 +11,16 @@ def markers(name: str) -> tuple[str, str]:
     return f"<!-- begin {name} (generated, do not edit) -->", f"<!-- end {name} -->"
 
 
+def read_section(path, name: str) -> str | None:
+    """The body of the ``name`` section of ``path`` as last written (``None``: no such section)."""
+    path = Path(path)
+    begin, end = markers(name)
+    text = path.read_text() if path.exists() else ""
+    if begin not in text or end not in text:
+        return None
+    return text[text.index(begin) + len(begin) : text.index(end)].strip("\n")
+
+
 def write_section(path, name: str, body: str, title: str = "") -> None:
     """Replace the ``name`` section of ``path`` with ``body``, keeping everything around it.
 
