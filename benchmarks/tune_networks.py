@@ -386,10 +386,11 @@ def summarize(logs: list[dict], budgets: list[int], h2h: dict | None = None) -> 
             out.append(f"- {net}: XGBModel had not measured every task after {xgb_trials} "
                        "trials.")  # fmt: skip
             continue
-        got = [trials_to_reach(r["curve"], xgb_final) for r in by[(net, "gnn")]]
+        gnn_runs = by[(net, "gnn")]
+        got = [trials_to_reach(r["curve"], xgb_final) for r in gnn_runs]
         text = ", ".join(f"not reached in its {r['trials']} trials" if g is None
                          else f"reached after {g} trials ({g / xgb_trials:.0%})"
-                         for g, r in zip(got, by[(net, "gnn")]))  # fmt: skip
+                         for g, r in zip(got, gnn_runs))  # fmt: skip
         out.append(f"- {net}: XGBModel's final estimate {xgb_final * 1e3:.3f} ms after "
                    f"{xgb_trials} trials; by GNNModel, per seed: {text}.")
     if spreads:
@@ -445,10 +446,11 @@ def plot(logs: list[dict], path: Path) -> None:
 def measured_on(args, section: str) -> str:
     """The date of the section's timings: today, unless --report-only rewrites a section whose
     numbers were timed on an earlier day (which it keeps: nothing is timed again)."""
-    earlier = report.read_section(ROOT / "docs" / "tuning.md", f"{SECTION}-{section}")
-    found = re.search(r"; TVM [^;]+; (\d{4}-\d{2}-\d{2})\.", earlier or "")
-    if args.report_only and found:
-        return found.group(1)
+    if args.report_only:
+        earlier = report.read_section(ROOT / "docs" / "tuning.md", f"{SECTION}-{section}")
+        found = re.search(r"; TVM [^;]+; (\d{4}-\d{2}-\d{2})\.", earlier or "")
+        if found:
+            return found.group(1)
     return str(datetime.date.today())
 
 
