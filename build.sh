@@ -3,7 +3,8 @@
 #
 #   ./build.sh            # same as ./build.sh setup
 #   ./build.sh setup      # create .venv, install pinned dependencies, compile the Cython extension
-#   ./build.sh test [ARGS]  # setup if needed, then run the test suite (ARGS go to pytest)
+#   ./build.sh test [ARGS]  # setup if needed, then lint (ruff, import-linter) and run the test
+#                           # suite (ARGS go to pytest)
 #   ./build.sh demo [ARGS]  # setup if needed, then tune a ResNet-18 conv2d with GNNModel and XGBModel
 #
 # Re-running is cheap: setup is skipped while pyproject.toml, setup.py and the Cython source are
@@ -16,14 +17,14 @@ VENV=.venv
 STAMP=$VENV/.tvm_gnn_setup
 
 setup_hash() {
-    cat pyproject.toml setup.py python/tvm_gnn/_walk.py build.sh | sha256sum | cut -d' ' -f1
+    cat pyproject.toml setup.py python/tvm_gnn/featurize/_walk.py build.sh | sha256sum | cut -d' ' -f1
 }
 
 setup() {
     local want
     want=$(setup_hash)
     if [[ -f $STAMP && $(cat "$STAMP") == "$want" && -x $VENV/bin/python ]] \
-        && $VENV/bin/python -c "import tvm_gnn._walk" 2>/dev/null; then
+        && $VENV/bin/python -c "import tvm_gnn.featurize._walk" 2>/dev/null; then
         return 0
     fi
     if ! command -v "$PYTHON" >/dev/null; then
@@ -40,10 +41,20 @@ setup() {
     # standard network definitions) needs its matching torch; see docs/dataset.md.
     "${pip[@]}" "torch==2.14.1" "torchvision==0.29.1"
     "${pip[@]}" --no-build-isolation -e ".[test]"
-    "$VENV/bin/python" -c "import tvm_gnn._walk, tvm, torch_geometric, fasttext, xgboost" \
+    "$VENV/bin/python" -c "import tvm_gnn.featurize._walk, tvm, torch_geometric, fasttext, xgboost" \
         || { echo "build.sh: setup finished but imports fail" >&2; exit 1; }
     echo "$want" >"$STAMP"
     echo "==> setup done"
+}
+
+# The code's shape, checked before the tests: style and format (ruff, pinned in pyproject.toml)
+# and the package's layers (import-linter's contracts in pyproject.toml).
+lint() {
+    echo "==> ruff check, ruff format --check, lint-imports"
+    "$VENV/bin/ruff" check --quiet python tests benchmarks setup.py
+    "$VENV/bin/ruff" format --check --quiet python tests benchmarks setup.py
+    (cd python && ../"$VENV/bin/lint-imports" --config ../pyproject.toml --no-cache >/dev/null) \
+        || { (cd python && ../"$VENV/bin/lint-imports" --config ../pyproject.toml --no-cache); exit 1; }
 }
 
 cmd=${1:-setup}
@@ -52,14 +63,19 @@ case $cmd in
     setup) setup ;;
     test)
         setup
+        lint
         exec "$VENV/bin/python" -m pytest "$@"
+        ;;
+    lint)
+        setup
+        lint
         ;;
     demo)
         setup
         exec "$VENV/bin/tvm-gnn" demo "$@"
         ;;
     *)
-        echo "usage: ./build.sh [setup|test|demo] [ARGS...]" >&2
+        echo "usage: ./build.sh [setup|test|lint|demo] [ARGS...]" >&2
         exit 2
         ;;
 esac

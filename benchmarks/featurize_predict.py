@@ -56,26 +56,32 @@ def main() -> None:
     import tvm
     from tvm.s_tir import meta_schedule as ms
 
-    from tvm_gnn import graph, workloads
-    from tvm_gnn.collect import cpu_model
-    from tvm_gnn.cost_model import GNNModel
-    from tvm_gnn.sampling import sample_candidates, target_from
-    from tvm_gnn.train import TrainConfig, predict
+    from tvm_gnn.cost_models.gnn import GNNModel
+    from tvm_gnn.featurize import graph
+    from tvm_gnn.measure import workloads
+    from tvm_gnn.measure.hardware import cpu_model
+    from tvm_gnn.measure.sampling import sample_candidates, target_from
+    from tvm_gnn.nn.training import TrainConfig, predict
 
     cores = os.cpu_count() or 1
     target = target_from("llvm", cores)
     t = time.perf_counter()
-    ctx, cands = sample_candidates(workloads.get(args.workload), target, args.candidates + 64,
-                                   seed=args.seed)  # fmt: skip
+    ctx, cands = sample_candidates(
+        workloads.get(args.workload), target, args.candidates + 64, seed=args.seed
+    )
     sample_secs = time.perf_counter() - t
     warm, cands = cands[:64], cands[64:]
     n = len(cands)
     print(f"sampled {n + 64} candidates in {sample_secs:.1f}s")
     rng = np.random.default_rng(args.seed)
-    results = [ms.runner.RunnerResult(run_secs=[float(s)], error_msg=None)
-               for s in rng.uniform(1e-4, 1e-2, len(warm))]  # fmt: skip
+    results = [
+        ms.runner.RunnerResult(run_secs=[float(s)], error_msg=None)
+        for s in rng.uniform(1e-4, 1e-2, len(warm))
+    ]
 
-    gnn = GNNModel(pretrained=False, num_warmup_samples=0, train_config=TrainConfig(epochs=2), seed=args.seed)
+    gnn = GNNModel(
+        pretrained=False, num_warmup_samples=0, train_config=TrainConfig(epochs=2), seed=args.seed
+    )
     gnn.update(ctx, warm, results)
     xgb = ms.cost_model.XGBModel(num_warmup_samples=0, num_tuning_cores=cores)
     xgb.update(ctx, warm, results)
@@ -108,7 +114,8 @@ def main() -> None:
         f"### Featurize + predict throughput ({args.workload}, {n} candidates)",
         "",
         "Command: `.venv/bin/python benchmarks/featurize_predict.py"
-        + (f" -n {args.candidates}" if args.candidates != 2048 else "") + "`",
+        + (f" -n {args.candidates}" if args.candidates != 2048 else "")
+        + "`",
         "",
         f"Machine: {cpu_model()}, {cores} cores, torch threads {torch.get_num_threads()}; "
         f"TVM {tvm.__version__}; {datetime.date.today().isoformat()}. "
@@ -132,8 +139,18 @@ def main() -> None:
         report.write_section(ROOT / "docs" / "benchmarks.md", MARK, body)
         out = Path(__file__).parent / "results" / "featurize_predict.json"
         out.parent.mkdir(exist_ok=True)
-        out.write_text(json.dumps({"candidates": n, "seconds": rows, "cpu": cpu_model(),
-                                   "cores": cores, "mean_nodes": float(nodes)}, indent=1))
+        out.write_text(
+            json.dumps(
+                {
+                    "candidates": n,
+                    "seconds": rows,
+                    "cpu": cpu_model(),
+                    "cores": cores,
+                    "mean_nodes": float(nodes),
+                },
+                indent=1,
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -27,13 +27,15 @@ def main() -> None:
     runs = dict(r.split("=", 1) for r in args.runs if "=" in r)
     if len(runs) != len(args.runs) or len(runs) < 2:
         p.error("give two or more distinct LABEL=WORK_DIR")
-    from tvm_gnn.tune_network import head_to_head
+    from tvm_gnn.tune.budgets import head_to_head
 
     times = head_to_head(runs, args.budget, rounds=args.rounds)
     ref_label = next(iter(runs))
     ref = times[ref_label]
-    print(f"| run | ms (median of {args.rounds} rounds) | vs {ref_label} | rounds faster than "
-          f"{ref_label} |\n|---|---:|---:|---:|")  # fmt: skip
+    print(
+        f"| run | ms (median of {args.rounds} rounds) | vs {ref_label} | rounds faster than "
+        f"{ref_label} |\n|---|---:|---:|---:|"
+    )
     for label, t in times.items():
         wins = "-" if label == ref_label else f"{sum(a < b for a, b in zip(t, ref))} of {len(t)}"
         print(f"| {label} | {np.median(t):.3f} | {np.median(t) / np.median(ref):.3f}x | {wins} |")

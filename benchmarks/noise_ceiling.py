@@ -28,9 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
-from tvm_gnn import data, report
-from tvm_gnn.metrics import pairwise_accuracy, topk_score
-from tvm_gnn.networks import HELD_OUT
+from tvm_gnn import dataset as data
+from tvm_gnn import report
+from tvm_gnn.measure.networks import HELD_OUT
+from tvm_gnn.nn.metrics import pairwise_accuracy, topk_score
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "noise-ceiling"
@@ -45,8 +46,13 @@ def _label(lo: float, hi: float) -> str:
     def fmt(s):
         return f"{s * 1e3:g} ms" if s >= 1e-3 else f"{s * 1e6:g} us"
 
-    return f"under {fmt(hi)}" if lo == 0 else f"{fmt(lo)} and up" if hi == float("inf") \
-        else f"{fmt(lo)} to {fmt(hi)}"  # fmt: skip
+    return (
+        f"under {fmt(hi)}"
+        if lo == 0
+        else f"{fmt(lo)} and up"
+        if hi == float("inf")
+        else f"{fmt(lo)} to {fmt(hi)}"
+    )
 
 
 def programs(folder: Path) -> dict[str, dict]:
@@ -81,10 +87,21 @@ def noise(networks: dict[str, dict]) -> dict:
     per = []
     for b, (lo, hi) in enumerate(BUCKETS):
         own = float(np.sqrt(sums[b] / dof[b])) if dof[b] else float("nan")
-        per.append({"range": _label(lo, hi), "programs": int(groups[b]), "records": int(records[b]),
-                    "sigma": own, "used": own if groups[b] >= MIN_GROUPS else pooled})  # fmt: skip
-    return {"pooled": pooled, "programs": int(groups.sum()), "records": int(records.sum()),
-            "buckets": per}  # fmt: skip
+        per.append(
+            {
+                "range": _label(lo, hi),
+                "programs": int(groups[b]),
+                "records": int(records[b]),
+                "sigma": own,
+                "used": own if groups[b] >= MIN_GROUPS else pooled,
+            }
+        )
+    return {
+        "pooled": pooled,
+        "programs": int(groups.sum()),
+        "records": int(records.sum()),
+        "buckets": per,
+    }
 
 
 def _bucket(latency: float) -> int:
@@ -111,9 +128,14 @@ def ceiling(test: dict[str, dict], sigma: dict, replicates: int, seed: int) -> d
             # the perfect model scores each program by its true throughput; the labels are noisy
             pair.append(pairwise_accuracy(1.0 / lat, 1.0 / measured, gid))
             top1.append(topk_score(1.0 / lat, measured, gid, weights, k=1))
-        out[net] = {"workloads": int(gid.max() + 1) if len(gid) else 0, "programs": len(lat),
-                    "pairwise": float(np.mean(pair)), "pairwise_sd": float(np.std(pair)),
-                    "top1": float(np.mean(top1)), "top1_sd": float(np.std(top1))}  # fmt: skip
+        out[net] = {
+            "workloads": int(gid.max() + 1) if len(gid) else 0,
+            "programs": len(lat),
+            "pairwise": float(np.mean(pair)),
+            "pairwise_sd": float(np.std(pair)),
+            "top1": float(np.mean(top1)),
+            "top1_sd": float(np.std(top1)),
+        }
     return out
 
 
@@ -130,8 +152,10 @@ def markdown(res: dict, command: str) -> str:
         "|---|---:|---:|---:|---:|",
     ]
     for b in sig["buckets"]:
-        lines.append(f"| {b['range']} | {b['programs']:,} | {b['records']:,} | "
-                     f"{b['sigma']:.3f} | {b['used']:.3f} |")  # fmt: skip
+        lines.append(
+            f"| {b['range']} | {b['programs']:,} | {b['records']:,} | "
+            f"{b['sigma']:.3f} | {b['used']:.3f} |"
+        )
     lines += [
         "",
         f"A perfect model against labels of this noise ({res['replicates']} draws, seed "
@@ -141,9 +165,11 @@ def markdown(res: dict, command: str) -> str:
         "|---|---:|---:|---:|---:|",
     ]
     for net, c in ceil.items():
-        lines.append(f"| {net} | {c['workloads']} | {c['programs']:,} | "
-                     f"{c['pairwise']:.3f} +- {c['pairwise_sd']:.3f} | "
-                     f"{c['top1']:.3f} +- {c['top1_sd']:.3f} |")  # fmt: skip
+        lines.append(
+            f"| {net} | {c['workloads']} | {c['programs']:,} | "
+            f"{c['pairwise']:.3f} +- {c['pairwise_sd']:.3f} | "
+            f"{c['top1']:.3f} +- {c['top1_sd']:.3f} |"
+        )
     lines.append(f"| **average** | | | **{res['pairwise']:.3f}** | **{res['top1']:.3f}** |")
     return "\n".join(lines)
 
@@ -152,12 +178,19 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", default="data", help="dataset root (default: data)")
     parser.add_argument("--hardware", default=None, help="hardware folder (default: the only one)")
-    parser.add_argument("--held-out", nargs="+", default=list(HELD_OUT),
-                        help="networks scored (default: the held-out trio)")
+    parser.add_argument(
+        "--held-out",
+        nargs="+",
+        default=list(HELD_OUT),
+        help="networks scored (default: the held-out trio)",
+    )
     parser.add_argument("--replicates", type=int, default=200, help="noise draws (default: 200)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the noise draws")
-    parser.add_argument("--doc", default=str(ROOT / "docs" / "results.md"),
-                        help="markdown file whose generated section is rewritten")
+    parser.add_argument(
+        "--doc",
+        default=str(ROOT / "docs" / "results.md"),
+        help="markdown file whose generated section is rewritten",
+    )
     parser.add_argument("--json", default=str(JSON_OUT), help="where the numbers go as JSON")
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args(argv)
@@ -165,8 +198,11 @@ def main(argv=None) -> int:
         hardware = data.resolve_hardware(args.data, args.hardware)
     except ValueError as err:
         parser.error(str(err))
-    networks = {net: programs(folder) for hw, net, folder in data.network_folders(args.data)
-                if hw == hardware}  # fmt: skip
+    networks = {
+        net: programs(folder)
+        for hw, net, folder in data.network_folders(args.data)
+        if hw == hardware
+    }
     missing = [n for n in args.held_out if n not in networks]
     if missing:
         parser.error(f"no held-out network {missing} under {args.data}/{hardware}")
@@ -174,15 +210,26 @@ def main(argv=None) -> int:
     test = {n: {h: wl for h, wl in networks[n].items() if h not in trained} for n in args.held_out}
     sigma = noise(networks)
     ceil = ceiling(test, sigma, args.replicates, args.seed)
-    res = {"data": args.data, "hardware": hardware, "date": datetime.date.today().isoformat(),
-           "replicates": args.replicates, "seed": args.seed, "noise": sigma, "ceiling": ceil,
-           "pairwise": float(np.mean([c["pairwise"] for c in ceil.values()])),
-           "top1": float(np.mean([c["top1"] for c in ceil.values()]))}  # fmt: skip
+    res = {
+        "data": args.data,
+        "hardware": hardware,
+        "date": datetime.date.today().isoformat(),
+        "replicates": args.replicates,
+        "seed": args.seed,
+        "noise": sigma,
+        "ceiling": ceil,
+        "pairwise": float(np.mean([c["pairwise"] for c in ceil.values()])),
+        "top1": float(np.mean([c["top1"] for c in ceil.values()])),
+    }
     command = ".venv/bin/python benchmarks/noise_ceiling.py" + "".join(
-        f" {opt} {val}" for opt, val, default in [
+        f" {opt} {val}"
+        for opt, val, default in [
             ("--held-out", " ".join(args.held_out), " ".join(HELD_OUT)),
-            ("--replicates", args.replicates, 200), ("--seed", args.seed, 0)]
-        if val != default)
+            ("--replicates", args.replicates, 200),
+            ("--seed", args.seed, 0),
+        ]
+        if val != default
+    )
     body = markdown(res, command)
     print(body)
     if not args.no_write:

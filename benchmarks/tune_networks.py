@@ -1,10 +1,11 @@
 # Licensed under the Apache License, Version 2.0.
 """End-to-end tuning benchmark: GNNModel against XGBModel on whole networks.
 
-For every network, cost model and seed it runs ``tvm_gnn.tune_network.tune_network`` (tune with
+For every network, cost model and seed it runs ``tvm_gnn.tune.network.tune_network`` (tune with
 the task scheduler, compile, check the output against PyTorch, time the network) once, at the
 largest budget, then compiles, checks and times the network as it stood after each smaller
-budget (the first N records of the run's database: ``tune_network.latency_at_budgets``). Each run
+budget (the first N records of the run's database:
+``tvm_gnn.tune.budgets.latency_at_budgets``). Each run
 writes ``RUNS/<network>/<model>/seed<k>/{tune_log,budgets}.json``; finished work is not repeated,
 so the benchmark resumes after a kill (a run killed halfway starts over), and on a new machine of
 the same hardware finished runs are restored from the committed archive.
@@ -51,10 +52,17 @@ def model_order(label: str) -> tuple:
     """Sort key for cost models (or ``model/seedN`` labels): MODEL_ORDER, then others by name."""
     model = label.split("/")[0]
     return (MODEL_ORDER.index(model) if model in MODEL_ORDER else len(MODEL_ORDER), label)
+
+
 COST_MODEL_SCOPES = ("EvoSearch/Evolve/PredictNormalizedScore", "MeasureCallback/UpdateCostModel")
 
 
-ARCHIVED = ("tune_log.json", "budgets.json", "database_workload.json", "database_tuning_record.json")
+ARCHIVED = (
+    "tune_log.json",
+    "budgets.json",
+    "database_workload.json",
+    "database_tuning_record.json",
+)
 
 
 def archive(work: Path, dest: Path) -> None:
@@ -109,15 +117,10 @@ def run_all(args, budgets: list[int]) -> list[dict]:
     ``--report-only`` reads runs from ``--runs``, or from the committed archive where ``--runs``
     does not have them (a clean clone).
     """
-    from tvm_gnn.checkpoint import CheckpointError
-    from tvm_gnn.sampling import target_from
-    from tvm_gnn.tune_network import (
-        WEIGHTED_COST_MODELS,
-        latency_at_budgets,
-        read_budgets,
-        tune_network,
-        weights_provenance,
-    )
+    from tvm_gnn.errors import CheckpointError
+    from tvm_gnn.measure.sampling import target_from
+    from tvm_gnn.tune.budgets import latency_at_budgets, read_budgets
+    from tvm_gnn.tune.network import WEIGHTED_COST_MODELS, tune_network, weights_provenance
 
     target = target_from(args.target, args.num_cores)
     try:
@@ -135,28 +138,43 @@ def run_all(args, budgets: list[int]) -> list[dict]:
                     work = kept
                 log = work / "tune_log.json"
                 if not log.exists() and not args.report_only and restore(kept, work):
-                    print(f"== {net} / {model} / seed {seed}: finished run restored from {kept}",
-                          flush=True)  # fmt: skip
+                    print(
+                        f"== {net} / {model} / seed {seed}: finished run restored from {kept}",
+                        flush=True,
+                    )
                 if not log.exists() and not args.report_only:
                     print(f"== {net} / {model} / seed {seed}: {args.trials} trials", flush=True)
-                    tune_network(net, model, args.trials, target, work, seed=seed,
-                                 repeats=args.repeats, trials_per_iter=args.trials_per_iter,
-                                 data=args.data, cache_flush=args.cache_flush,
-                                 checkpoint=args.checkpoint)  # fmt: skip
+                    tune_network(
+                        net,
+                        model,
+                        args.trials,
+                        target,
+                        work,
+                        seed=seed,
+                        repeats=args.repeats,
+                        trials_per_iter=args.trials_per_iter,
+                        data=args.data,
+                        cache_flush=args.cache_flush,
+                        checkpoint=args.checkpoint,
+                    )
                 if not log.exists():
                     continue
                 entry = json.loads(log.read_text())
                 if entry.get("cache_flush", False) != args.cache_flush:
                     how = "cold" if entry.get("cache_flush") else "warm"
-                    raise SystemExit(f"{work} holds a run that timed candidates {how}: "
-                                     "--cache-flush runs and warm runs need their own --runs "
-                                     "and --archive folders")  # fmt: skip
+                    raise SystemExit(
+                        f"{work} holds a run that timed candidates {how}: "
+                        "--cache-flush runs and warm runs need their own --runs "
+                        "and --archive folders"
+                    )
                 used = (entry.get("weights") or {}).get("sha256")
                 if used and used != wanted and not args.report_only:
-                    raise SystemExit(f"{work} holds a run that started from other GNN weights "
-                                     f"(SHA-256 {used[:12]}, these are {wanted[:12]}): pass the "
-                                     "weights it used with --checkpoint, or give the new weights "
-                                     "their own folders with --weights-name")  # fmt: skip
+                    raise SystemExit(
+                        f"{work} holds a run that started from other GNN weights "
+                        f"(SHA-256 {used[:12]}, these are {wanted[:12]}): pass the "
+                        "weights it used with --checkpoint, or give the new weights "
+                        "their own folders with --weights-name"
+                    )
                 if args.report_only:
                     at = read_budgets(work)
                 else:
@@ -169,27 +187,38 @@ def run_all(args, budgets: list[int]) -> list[dict]:
     return logs
 
 
-def kept_per_network(args, logs: list[dict], budget: int, filename: str, stamp: dict,
-                     labels_in, compute) -> dict[str, dict]:  # fmt: skip
+def kept_per_network(
+    args, logs: list[dict], budget: int, filename: str, stamp: dict, labels_in, compute
+) -> dict[str, dict]:
     """Per network: ``compute(runs)`` over every run that reached ``budget``, kept in the archive.
 
     ``runs`` is ``{label: work_dir}``. The result, with ``stamp`` added, is kept in
     ``ARCHIVE/<network>/<filename>`` and redone only when ``stamp`` or the set of runs
     (``labels_in(saved)``) changed; ``--report-only`` only reads it.
     """
-    from tvm_gnn.collect import cpu_model
+    from tvm_gnn.measure.hardware import cpu_model
 
     out = {}
     for net in sorted({lg["network"] for lg in logs}):
-        runs = {f"{lg['cost_model']}/seed{lg['seed']}": lg["work_dir"] for lg in logs
-                if lg["network"] == net and lg["trials"] >= budget}  # fmt: skip
+        runs = {
+            f"{lg['cost_model']}/seed{lg['seed']}": lg["work_dir"]
+            for lg in logs
+            if lg["network"] == net and lg["trials"] >= budget
+        }
         path = Path(args.archive) / net / filename
         saved = json.loads(path.read_text()) if path.exists() else None
-        fresh = saved and all(saved.get(k) == v for k, v in stamp.items()) \
-            and sorted(labels_in(saved)) == sorted(runs)  # fmt: skip
+        fresh = (
+            saved
+            and all(saved.get(k) == v for k, v in stamp.items())
+            and sorted(labels_in(saved)) == sorted(runs)
+        )
         if not fresh and not args.report_only and len(runs) >= 2:
-            saved = {**stamp, **compute(runs), "cpu": cpu_model(),
-                     "date": str(datetime.date.today())}  # fmt: skip
+            saved = {
+                **stamp,
+                **compute(runs),
+                "cpu": cpu_model(),
+                "date": str(datetime.date.today()),
+            }
             if not args.no_write:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(json.dumps(saved, indent=1))
@@ -203,42 +232,58 @@ def head_to_head_all(args, logs: list[dict], budget: int) -> dict[str, dict]:
     """Per network: every run's network after ``budget`` trials, timed in turn in one process
     (``ARCHIVE/<network>/head_to_head.json``; redone when the runs, the budget or the compile
     version changed)."""
-    from tvm_gnn.tune_network import COMPILE_VERSION, head_to_head
+    from tvm_gnn.tune.budgets import head_to_head
+    from tvm_gnn.tune.compile import COMPILE_VERSION
 
     return kept_per_network(
-        args, logs, budget, "head_to_head.json",
-        {"budget": budget, "compile_version": COMPILE_VERSION}, lambda saved: saved["times"],
-        lambda runs: {"rounds": args.rounds,
-                      "times": head_to_head(runs, budget, rounds=args.rounds)},
-    )  # fmt: skip
+        args,
+        logs,
+        budget,
+        "head_to_head.json",
+        {"budget": budget, "compile_version": COMPILE_VERSION},
+        lambda saved: saved["times"],
+        lambda runs: {
+            "rounds": args.rounds,
+            "times": head_to_head(runs, budget, rounds=args.rounds),
+        },
+    )
 
 
 def remeasure_all(args, logs: list[dict], budget: int) -> dict[str, dict]:
     """Per network: every run's best schedules after ``budget`` trials, timed again warm and cold
     (``ARCHIVE/<network>/remeasured.json``; redone when the runs or the budget changed)."""
-    from tvm_gnn.remeasure import remeasure_best
+    from tvm_gnn.tune.remeasure import remeasure_best
 
     return kept_per_network(
-        args, logs, budget, "remeasured.json", {"budget": budget}, lambda saved: saved["runs"],
+        args,
+        logs,
+        budget,
+        "remeasured.json",
+        {"budget": budget},
+        lambda saved: saved["runs"],
         lambda runs: {"runs": sorted(runs), "tasks": remeasure_best(runs, budget)},
-    )  # fmt: skip
+    )
 
 
 def remeasure_table(remeasured: dict[str, dict], h2h: dict[str, dict]) -> list[str]:
-    from tvm_gnn.remeasure import weighted_sums
+    from tvm_gnn.tune.remeasure import weighted_sums
 
     if not remeasured:
         return []
-    out = ["", "**The estimate against the network** (`tvm_gnn.remeasure`: each run's best "
-           "schedule of every task, timed again one task at a time, the runs in turn, on the "
-           "same random inputs: warm as tuning timed it, 3 runs in a row on cached data, and "
-           "cold, every argument but the first flushed from the CPU cache before each of 10 "
-           "runs, as `tvm-gnn tune --cache-flush` times candidates; summed with the task "
-           "weights, ms. The last column is the compiled network's ratio from the head-to-head "
-           "table):",
-           "", "| network | model | tuning's estimate | re-timed warm | re-timed cold | "
-           "estimate vs xgb | warm vs xgb | cold vs xgb | network vs xgb (head to head) |",
-           "|---|---|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+    out = [
+        "",
+        "**The estimate against the network** (`tvm_gnn.tune.remeasure`: each run's best "
+        "schedule of every task, timed again one task at a time, the runs in turn, on the "
+        "same random inputs: warm as tuning timed it, 3 runs in a row on cached data, and "
+        "cold, every argument but the first flushed from the CPU cache before each of 10 "
+        "runs, as `tvm-gnn tune --cache-flush` times candidates; summed with the task "
+        "weights, ms. The last column is the compiled network's ratio from the head-to-head "
+        "table):",
+        "",
+        "| network | model | tuning's estimate | re-timed warm | re-timed cold | "
+        "estimate vs xgb | warm vs xgb | cold vs xgb | network vs xgb (head to head) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for net, saved in sorted(remeasured.items()):
         sums = weighted_sums(saved["tasks"])
         net_med = {}
@@ -248,34 +293,51 @@ def remeasure_table(remeasured: dict[str, dict], h2h: dict[str, dict]) -> list[s
         for label in sorted(sums, key=model_order):
             s = sums[label]
             cells = [f"{s[k]:.3f}" for k in ("tuned", "warm", "cold")]
-            cells += [f"{s[k] / sums[xgb][k]:.3f}x" if xgb else "-"
-                      for k in ("tuned", "warm", "cold")]
-            cells.append(f"{net_med[label] / net_med[xgb]:.3f}x"
-                         if xgb and label in net_med and xgb in net_med else "-")
+            cells += [
+                f"{s[k] / sums[xgb][k]:.3f}x" if xgb else "-" for k in ("tuned", "warm", "cold")
+            ]
+            cells.append(
+                f"{net_med[label] / net_med[xgb]:.3f}x"
+                if xgb and label in net_med and xgb in net_med
+                else "-"
+            )
             out.append(f"| {net} | {label} | " + " | ".join(cells) + " |")
         gnn = next((k for k in sums if k.startswith("gnn/")), None)
         if gnn and xgb:
-            diffs = sorted(((row["weight"] * (row[gnn]["cold"] - row[xgb]["cold"]) / 1e3, task, row)
-                            for task, row in saved["tasks"].items()
-                            if row.get(gnn) and row.get(xgb)), reverse=True)  # fmt: skip
+            diffs = sorted(
+                (
+                    (row["weight"] * (row[gnn]["cold"] - row[xgb]["cold"]) / 1e3, task, row)
+                    for task, row in saved["tasks"].items()
+                    if row.get(gnn) and row.get(xgb)
+                ),
+                reverse=True,
+            )
             worst = "; ".join(
                 f"`{task}` x{row['weight']:.0f}: {row[gnn]['warm']:.0f} vs {row[xgb]['warm']:.0f} "
                 f"us warm, {row[gnn]['cold']:.0f} vs {row[xgb]['cold']:.0f} us cold"
-                for _, task, row in diffs[:3])  # fmt: skip
-            out.append(f"- {net}: where {gnn}'s schedules lose most to {xgb}'s once cold "
-                       f"(GNN vs XGB, per call): {worst}.")
+                for _, task, row in diffs[:3]
+            )
+            out.append(
+                f"- {net}: where {gnn}'s schedules lose most to {xgb}'s once cold "
+                f"(GNN vs XGB, per call): {worst}."
+            )
     return out
 
 
 def head_to_head_table(h2h: dict[str, dict]) -> list[str]:
     if not h2h:
         return []
-    out = ["", "**Head to head** (every run's network as it stood after the last budget, compiled "
-           "and checked, then timed in turn in one process: one timed run each per round, the "
-           "order rotated every round, so that the machine's drift over time hits all alike; ms, "
-           "median over rounds, then over seeds):", "",
-           "| network | trials | rounds | model | seeds | latency (ms) | vs xgb | "
-           "rounds where it beat xgb |", "|---|---:|---:|---|---:|---:|---:|---:|"]  # fmt: skip
+    out = [
+        "",
+        "**Head to head** (every run's network as it stood after the last budget, compiled "
+        "and checked, then timed in turn in one process: one timed run each per round, the "
+        "order rotated every round, so that the machine's drift over time hits all alike; ms, "
+        "median over rounds, then over seeds):",
+        "",
+        "| network | trials | rounds | model | seeds | latency (ms) | vs xgb | "
+        "rounds where it beat xgb |",
+        "|---|---:|---:|---|---:|---:|---:|---:|",
+    ]
     for net, saved in sorted(h2h.items()):
         per_model: dict[str, list[list[float]]] = {}
         for label, times in saved["times"].items():
@@ -288,8 +350,10 @@ def head_to_head_table(h2h: dict[str, dict]) -> list[str]:
             if m != "xgb" and one_seed:  # per-round comparison of the same rounds
                 a, b = per_model[m][0], per_model["xgb"][0]
                 wins = f"{sum(x < y for x, y in zip(a, b))} of {len(a)}"
-            out.append(f"| {net} | {saved['budget']} | {saved['rounds']} | {m} | "
-                       f"{len(per_model[m])} | {med[m]:.3f} | {ratio} | {wins} |")  # fmt: skip
+            out.append(
+                f"| {net} | {saved['budget']} | {saved['rounds']} | {m} | "
+                f"{len(per_model[m])} | {med[m]:.3f} | {ratio} | {wins} |"
+            )
     return out
 
 
@@ -324,27 +388,35 @@ def _spread(runs: list[float]) -> float:
 
 
 def summarize(logs: list[dict], budgets: list[int], h2h: dict | None = None) -> str:
-    from tvm_gnn.tune_network import COMPILE_VERSION
+    from tvm_gnn.tune.compile import COMPILE_VERSION
 
     by: dict[tuple[str, str], list[dict]] = {}
     for log in logs:
         by.setdefault((log["network"], log["cost_model"]), []).append(log)
     nets = sorted({n for n, _ in by})
     models = sorted({m for _, m in by}, key=model_order)
-    out = ["**Measured end-to-end latency** (ms; the network compiled with the database as it "
-           "stood after that many trials, checked against PyTorch, median of the timed runs; "
-           "median over seeds):", "",
-           "| network | model | seeds | " + " | ".join(f"{b} trials" for b in budgets)
-           + " | vs xgb at the last budget |",
-           "|---|---|---:|" + "---:|" * len(budgets) + "---:|"]  # fmt: skip
+    out = [
+        "**Measured end-to-end latency** (ms; the network compiled with the database as it "
+        "stood after that many trials, checked against PyTorch, median of the timed runs; "
+        "median over seeds):",
+        "",
+        "| network | model | seeds | "
+        + " | ".join(f"{b} trials" for b in budgets)
+        + " | vs xgb at the last budget |",
+        "|---|---|---:|" + "---:|" * len(budgets) + "---:|",
+    ]
     spreads = []
     for net in nets:
         final = {}
         for model in models:
             runs = by.get((net, model), [])
             if runs:
-                final[model] = np.median([r["budgets"].get(budgets[-1], {}).get(
-                    "latency_ms_median", math.nan) for r in runs])  # fmt: skip
+                final[model] = np.median(
+                    [
+                        r["budgets"].get(budgets[-1], {}).get("latency_ms_median", math.nan)
+                        for r in runs
+                    ]
+                )
         for model in models:
             runs = by.get((net, model), [])
             if not runs:
@@ -352,17 +424,26 @@ def summarize(logs: list[dict], budgets: list[int], h2h: dict | None = None) -> 
             cells = []
             for b in budgets:
                 vals = [r["budgets"][b]["latency_ms_median"] for r in runs if b in r["budgets"]]
-                spreads += [_spread(r["budgets"][b]["latency_ms_runs"]) for r in runs
-                            if b in r["budgets"]]  # fmt: skip
+                spreads += [
+                    _spread(r["budgets"][b]["latency_ms_runs"]) for r in runs if b in r["budgets"]
+                ]
                 cells.append(f"{np.median(vals):.3f}" if vals else "-")
             ratio = final[model] / final["xgb"] if "xgb" in final else math.nan
-            out.append(f"| {net} | {model} | {len(runs)} | " + " | ".join(cells)
-                       + (f" | {ratio:.3f}x |" if math.isfinite(ratio) else " | - |"))
-    out += ["", "**Tuning** (the task scheduler's estimate is the sum over tasks of weight x best "
-            "measured latency; `-` until every task has a measured candidate):", "",
-            "| network | model | " + " | ".join(f"estimate @ {b} (ms)" for b in budgets)
-            + " | tuning wall-clock (s) | failed trials | cost-model share |",
-            "|---|---|" + "---:|" * len(budgets) + "---:|---:|---:|"]  # fmt: skip
+            out.append(
+                f"| {net} | {model} | {len(runs)} | "
+                + " | ".join(cells)
+                + (f" | {ratio:.3f}x |" if math.isfinite(ratio) else " | - |")
+            )
+    out += [
+        "",
+        "**Tuning** (the task scheduler's estimate is the sum over tasks of weight x best "
+        "measured latency; `-` until every task has a measured candidate):",
+        "",
+        "| network | model | "
+        + " | ".join(f"estimate @ {b} (ms)" for b in budgets)
+        + " | tuning wall-clock (s) | failed trials | cost-model share |",
+        "|---|---|" + "---:|" * len(budgets) + "---:|---:|---:|",
+    ]
     for net in nets:
         for model in models:
             runs = by.get((net, model), [])
@@ -372,9 +453,11 @@ def summarize(logs: list[dict], budgets: list[int], h2h: dict | None = None) -> 
             wall = np.median([r["tuning_seconds"] for r in runs])
             share = np.median([cost_model_share(r) for r in runs])
             fails = sum(r["failed_trials"] for r in runs)
-            out.append(f"| {net} | {model} | "
-                       + " | ".join(f"{e:.3f}" if math.isfinite(e) else "-" for e in ests)
-                       + f" | {wall:.0f} | {fails} | {share:.1%} |")  # fmt: skip
+            out.append(
+                f"| {net} | {model} | "
+                + " | ".join(f"{e:.3f}" if math.isfinite(e) else "-" for e in ests)
+                + f" | {wall:.0f} | {fails} | {share:.1%} |"
+            )
     out.append("")
     for net in nets:
         if (net, "gnn") not in by or (net, "xgb") not in by:
@@ -383,31 +466,44 @@ def summarize(logs: list[dict], budgets: list[int], h2h: dict | None = None) -> 
         xgb_final = np.median([estimate_at(r["curve"], r["trials"]) for r in xgb_runs])
         xgb_trials = xgb_runs[0]["trials"]
         if not math.isfinite(xgb_final):
-            out.append(f"- {net}: XGBModel had not measured every task after {xgb_trials} "
-                       "trials.")  # fmt: skip
+            out.append(f"- {net}: XGBModel had not measured every task after {xgb_trials} trials.")
             continue
         gnn_runs = by[(net, "gnn")]
         got = [trials_to_reach(r["curve"], xgb_final) for r in gnn_runs]
-        text = ", ".join(f"not reached in its {r['trials']} trials" if g is None
-                         else f"reached after {g} trials ({g / xgb_trials:.0%})"
-                         for g, r in zip(got, gnn_runs))  # fmt: skip
-        out.append(f"- {net}: XGBModel's final estimate {xgb_final * 1e3:.3f} ms after "
-                   f"{xgb_trials} trials; by GNNModel, per seed: {text}.")
+        text = ", ".join(
+            f"not reached in its {r['trials']} trials"
+            if g is None
+            else f"reached after {g} trials ({g / xgb_trials:.0%})"
+            for g, r in zip(got, gnn_runs)
+        )
+        out.append(
+            f"- {net}: XGBModel's final estimate {xgb_final * 1e3:.3f} ms after "
+            f"{xgb_trials} trials; by GNNModel, per seed: {text}."
+        )
     if spreads:
-        out.append(f"- Noise: the timed runs of one compiled network spread by at most "
-                   f"{max(spreads):.1%} (median {np.median(spreads):.1%}) of their median "
-                   "((max - min) / median over the repeats).")  # fmt: skip
-    redo = [abs(lg["latency_ms_median"] / lg["budgets"][lg["trials"]]["latency_ms_median"] - 1)
-            for lg in logs if lg.get("compile_version") == COMPILE_VERSION
-            and lg["trials"] in lg["budgets"]]  # fmt: skip
+        out.append(
+            f"- Noise: the timed runs of one compiled network spread by at most "
+            f"{max(spreads):.1%} (median {np.median(spreads):.1%}) of their median "
+            "((max - min) / median over the repeats)."
+        )
+    redo = [
+        abs(lg["latency_ms_median"] / lg["budgets"][lg["trials"]]["latency_ms_median"] - 1)
+        for lg in logs
+        if lg.get("compile_version") == COMPILE_VERSION and lg["trials"] in lg["budgets"]
+    ]
     if redo:
-        out.append(f"- Drift: the same run's network compiled and timed twice, at the end of "
-                   f"tuning and again for the last budget (minutes apart, the scheduler's last "
-                   f"few overshoot trials aside), differs by a median {np.median(redo):.1%}, at "
-                   f"most {max(redo):.1%} ({len(redo)} runs)"
-                   + (": more than the spread within one timing, which is why the head-to-head "
-                      "table times the networks in turn." if spreads and np.median(redo)
-                      > np.median(spreads) else ", within the spread of one timing."))
+        out.append(
+            f"- Drift: the same run's network compiled and timed twice, at the end of "
+            f"tuning and again for the last budget (minutes apart, the scheduler's last "
+            f"few overshoot trials aside), differs by a median {np.median(redo):.1%}, at "
+            f"most {max(redo):.1%} ({len(redo)} runs)"
+            + (
+                ": more than the spread within one timing, which is why the head-to-head "
+                "table times the networks in turn."
+                if spreads and np.median(redo) > np.median(spreads)
+                else ", within the spread of one timing."
+            )
+        )
     out += head_to_head_table(h2h or {})
     return "\n".join(out)
 
@@ -420,8 +516,12 @@ def plot(logs: list[dict], path: Path) -> None:
 
     nets = sorted({log["network"] for log in logs})
     fig, axes = plt.subplots(len(nets), 2, figsize=(10, 3.2 * len(nets)), squeeze=False)
-    colors = {"gnn": "tab:blue", "xgb": "tab:orange", "xgb-pretrained": "tab:red",
-              "random": "tab:gray"}
+    colors = {
+        "gnn": "tab:blue",
+        "xgb": "tab:orange",
+        "xgb-pretrained": "tab:red",
+        "random": "tab:gray",
+    }
     for row, net in zip(axes, nets):
         for log in (lg for lg in logs if lg["network"] == net):
             pts = [p for p in log["curve"] if p["estimated_latency_s"] is not None]
@@ -429,8 +529,13 @@ def plot(logs: list[dict], path: Path) -> None:
                 continue
             y = [p["estimated_latency_s"] * 1e3 for p in pts]
             for ax, key in zip(row, ("trials", "seconds")):
-                ax.plot([p[key] for p in pts], y, color=colors.get(log["cost_model"], "k"),
-                        alpha=0.7, label=f"{log['cost_model']} seed {log['seed']}")  # fmt: skip
+                ax.plot(
+                    [p[key] for p in pts],
+                    y,
+                    color=colors.get(log["cost_model"], "k"),
+                    alpha=0.7,
+                    label=f"{log['cost_model']} seed {log['seed']}",
+                )
         for ax, key in zip(row, ("trials", "wall-clock seconds")):
             ax.set_xlabel(key)
             ax.set_ylabel("estimated end-to-end (ms)")
@@ -456,7 +561,7 @@ def measured_on(args, section: str) -> str:
 
 def machine(log: dict) -> str:
     """The hardware a run was tuned on, as its log records it (older logs name no device)."""
-    from tvm_gnn.collect import cpu_model
+    from tvm_gnn.measure.hardware import cpu_model
 
     cpu = f"{log.get('cpu', cpu_model())}, {log['cpu_count']} cores"
     device = log.get("device")
@@ -468,44 +573,74 @@ def main() -> None:
     p.add_argument("--networks", nargs="+", default=["resnet18", "mobilenet_v2", "inception_v3"])
     p.add_argument("--models", nargs="+", default=["gnn", "xgb"])
     p.add_argument("--trials", type=int, default=1000, help="budget of every run (default 1000)")
-    p.add_argument("--budgets", nargs="+", type=int, default=None,
-                   help="trial counts at which each run's network is compiled and timed "
-                        "(default: 1/5, 1/2 and all of --trials)")
-    p.add_argument("--trials-per-iter", type=int, default=16,
-                   help="candidates measured per search round of a task (default 16)")
+    p.add_argument(
+        "--budgets",
+        nargs="+",
+        type=int,
+        default=None,
+        help="trial counts at which each run's network is compiled and timed "
+        "(default: 1/5, 1/2 and all of --trials)",
+    )
+    p.add_argument(
+        "--trials-per-iter",
+        type=int,
+        default=16,
+        help="candidates measured per search round of a task (default 16)",
+    )
     p.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
     p.add_argument("--repeats", type=int, default=10, help="timed runs of each compiled network")
-    p.add_argument("--rounds", type=int, default=20,
-                   help="rounds of the head-to-head timing at the last budget (default 20)")
-    p.add_argument("--cache-flush", action="store_true",
-                   help="time candidates cold while tuning (tvm-gnn tune --cache-flush); such runs "
-                        "go to their own folders (RUNS and ARCHIVE with -cache-flush appended) "
-                        "and their own section of docs/tuning.md")
-    p.add_argument("--runs", default=None,
-                   help="where runs are tuned (default: tune_runs/bench)")
-    p.add_argument("--data", default=str(ROOT / "data"),
-                   help="dataset that xgb-pretrained trains on (default: data/)")
-    p.add_argument("--checkpoint", default=None,
-                   help="GNN weights that gnn starts from and whose training networks "
-                        "xgb-pretrained trains on (default: the shipped weights); finished runs "
-                        "that used other weights are refused, never mixed")
-    p.add_argument("--target", default="llvm",
-                   help="TVM target (default llvm); runs on another target get their own folders "
-                        "and docs section, e.g. --target nvidia/nvidia-h100")
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=20,
+        help="rounds of the head-to-head timing at the last budget (default 20)",
+    )
+    p.add_argument(
+        "--cache-flush",
+        action="store_true",
+        help="time candidates cold while tuning (tvm-gnn tune --cache-flush); such runs "
+        "go to their own folders (RUNS and ARCHIVE with -cache-flush appended) "
+        "and their own section of docs/tuning.md",
+    )
+    p.add_argument("--runs", default=None, help="where runs are tuned (default: tune_runs/bench)")
+    p.add_argument(
+        "--data",
+        default=str(ROOT / "data"),
+        help="dataset that xgb-pretrained trains on (default: data/)",
+    )
+    p.add_argument(
+        "--checkpoint",
+        default=None,
+        help="GNN weights that gnn starts from and whose training networks "
+        "xgb-pretrained trains on (default: the shipped weights); finished runs "
+        "that used other weights are refused, never mixed",
+    )
+    p.add_argument(
+        "--target",
+        default="llvm",
+        help="TVM target (default llvm); runs on another target get their own folders "
+        "and docs section, e.g. --target nvidia/nvidia-h100",
+    )
     p.add_argument("--num-cores", type=int, default=None)
-    p.add_argument("--archive", default=None,
-                   help="where finished runs are kept for the report (logs, gzipped databases; "
-                        "default: benchmarks/tuning-runs/HARDWARE)")
-    p.add_argument("--weights-name", default=None,
-                   help="a name for runs from other GNN weights than the main table's (e.g. "
-                        "'shipped' for the weights the package ships now): gnn and "
-                        "xgb-pretrained runs go to RUNS and ARCHIVE with -NAME appended and to "
-                        "their own docs section; xgb and random, which use no GNN weights, are "
-                        "shared with the main table's folders")
+    p.add_argument(
+        "--archive",
+        default=None,
+        help="where finished runs are kept for the report (logs, gzipped databases; "
+        "default: benchmarks/tuning-runs/HARDWARE)",
+    )
+    p.add_argument(
+        "--weights-name",
+        default=None,
+        help="a name for runs from other GNN weights than the main table's (e.g. "
+        "'shipped' for the weights the package ships now): gnn and "
+        "xgb-pretrained runs go to RUNS and ARCHIVE with -NAME appended and to "
+        "their own docs section; xgb and random, which use no GNN weights, are "
+        "shared with the main table's folders",
+    )
     p.add_argument("--report-only", action="store_true", help="only summarize existing runs")
     p.add_argument("--no-write", action="store_true", help="print, do not touch docs/")
     args = p.parse_args()
-    from tvm_gnn.sampling import target_from
+    from tvm_gnn.measure.sampling import target_from
 
     target = target_from(args.target, args.num_cores)
     kind = target.kind.name
@@ -515,14 +650,16 @@ def main() -> None:
     if args.runs is None:
         args.runs = str(ROOT / "tune_runs" / f"bench{variant}")
     if args.archive is None:
-        from tvm_gnn.collect import hardware_name
+        from tvm_gnn.measure.hardware import hardware_name
 
         hw = hardware_name(target)
         args.archive = str(ROOT / "benchmarks" / "tuning-runs" / f"{hw}{flush}")
     if args.weights_name:
         if not re.fullmatch(r"[a-z0-9][a-z0-9_.-]*", args.weights_name):
-            p.error(f"--weights-name {args.weights_name!r}: use lower-case letters, digits, "
-                    "'.', '_' and '-' (it names folders and a docs section)")
+            p.error(
+                f"--weights-name {args.weights_name!r}: use lower-case letters, digits, "
+                "'.', '_' and '-' (it names folders and a docs section)"
+            )
         args.shared_runs, args.shared_archive = args.runs, args.archive
         args.runs += f"-{args.weights_name}"
         args.archive += f"-{args.weights_name}"
@@ -535,32 +672,37 @@ def main() -> None:
     # the re-timing's cold half flushes a CPU cache: CPU targets only
     remeasured = remeasure_all(args, logs, budgets[-1]) if kind == "llvm" else {}
     name = "-".join(args.networks) + variant
-    command = (f".venv/bin/python benchmarks/tune_networks.py --networks {' '.join(args.networks)} "
-               f"--models {' '.join(args.models)} --trials {args.trials} --trials-per-iter "
-               f"{args.trials_per_iter} --seeds {' '.join(map(str, args.seeds))} --repeats "
-               f"{args.repeats} --rounds {args.rounds}"
-               + (f" --budgets {' '.join(map(str, budgets))}" if args.budgets else "")
-               + ("" if kind == "llvm" else f" --target {args.target}")
-               + (f" --checkpoint {args.checkpoint}" if args.checkpoint else "")
-               + (f" --weights-name {args.weights_name}" if args.weights_name else "")
-               + (" --cache-flush" if args.cache_flush else ""))  # fmt: skip
-    timed = ("" if kind == "llvm" else f", target `{args.target}`") \
-        + (", candidates timed cold (`--cache-flush`)" if args.cache_flush else "") \
+    command = (
+        f".venv/bin/python benchmarks/tune_networks.py --networks {' '.join(args.networks)} "
+        f"--models {' '.join(args.models)} --trials {args.trials} --trials-per-iter "
+        f"{args.trials_per_iter} --seeds {' '.join(map(str, args.seeds))} --repeats "
+        f"{args.repeats} --rounds {args.rounds}"
+        + (f" --budgets {' '.join(map(str, budgets))}" if args.budgets else "")
+        + ("" if kind == "llvm" else f" --target {args.target}")
+        + (f" --checkpoint {args.checkpoint}" if args.checkpoint else "")
+        + (f" --weights-name {args.weights_name}" if args.weights_name else "")
+        + (" --cache-flush" if args.cache_flush else "")
+    )
+    timed = (
+        ("" if kind == "llvm" else f", target `{args.target}`")
+        + (", candidates timed cold (`--cache-flush`)" if args.cache_flush else "")
         + (f", GNN weights `{args.weights_name}`" if args.weights_name else "")
-    body = (f"### {', '.join(args.networks)}: {args.trials} trials{timed}\n\n"
-            f"Command: `{command}`\n\n"
-            f"Machine: {machine(logs[0])}, target `{logs[0]['target']}`; "
-            f"TVM {logs[0]['tvm_version']}; {measured_on(args, name)}. {args.trials_per_iter} "
-            f"candidates per search round; each compiled network timed {args.repeats} times.\n\n"
-            + summarize(logs, budgets, h2h)
-            # each line on its own: the bold paragraph after a table needs a blank line first,
-            # or Markdown reads it as one more table row
-            + "".join(f"\n{line}" for line in remeasure_table(remeasured, h2h))
-            + f"\n\n![best latency against trials and wall-clock](tuning-{name}.png)\n")  # fmt: skip
+    )
+    body = (
+        f"### {', '.join(args.networks)}: {args.trials} trials{timed}\n\n"
+        f"Command: `{command}`\n\n"
+        f"Machine: {machine(logs[0])}, target `{logs[0]['target']}`; "
+        f"TVM {logs[0]['tvm_version']}; {measured_on(args, name)}. {args.trials_per_iter} "
+        f"candidates per search round; each compiled network timed {args.repeats} times.\n\n"
+        + summarize(logs, budgets, h2h)
+        # each line on its own: the bold paragraph after a table needs a blank line first,
+        # or Markdown reads it as one more table row
+        + "".join(f"\n{line}" for line in remeasure_table(remeasured, h2h))
+        + f"\n\n![best latency against trials and wall-clock](tuning-{name}.png)\n"
+    )
     print(body)
     if not args.no_write:
-        report.write_section(ROOT / "docs" / "tuning.md", f"{SECTION}-{name}", body,
-                             title="Tuning")  # fmt: skip
+        report.write_section(ROOT / "docs" / "tuning.md", f"{SECTION}-{name}", body, title="Tuning")
         plot(logs, ROOT / "docs" / f"tuning-{name}.png")
 
 

@@ -40,7 +40,7 @@ import numpy as np
 
 from tvm_gnn import report
 from tvm_gnn.cli import build_parser, train_featurizer
-from tvm_gnn.graph import FeaturizerConfig
+from tvm_gnn.nn.schema import FeaturizerConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "validation-sweep"
@@ -83,53 +83,86 @@ def data_fingerprint(data: Path) -> str:
 
 def train_command(args, variant: str, seed: int, runs: Path) -> list[str]:
     stem = runs / f"{variant}-seed{seed}"
-    return [sys.executable, "-m", "tvm_gnn.cli", "train", "--data", str(args.data), "--seed",
-            str(seed), "--out", f"{stem}.pt", "--plot", f"{stem}-loss.png", "--cache-dir",
-            args.cache_dir, "--device", args.device, "-q", *VARIANTS[variant],
-            *args.train_args]  # fmt: skip
+    return [
+        sys.executable,
+        "-m",
+        "tvm_gnn.cli",
+        "train",
+        "--data",
+        str(args.data),
+        "--seed",
+        str(seed),
+        "--out",
+        f"{stem}.pt",
+        "--plot",
+        f"{stem}-loss.png",
+        "--cache-dir",
+        args.cache_dir,
+        "--device",
+        args.device,
+        "-q",
+        *VARIANTS[variant],
+        *args.train_args,
+    ]
 
 
-def run_one(args, variant: str, seed: int, runs: Path, fingerprint: str, threads: int,
-            where: str) -> dict:
+def run_one(
+    args, variant: str, seed: int, runs: Path, fingerprint: str, threads: int, where: str
+) -> dict:
     """Train one (variant, seed) unless its result is already there; return the result."""
     out = runs / f"{variant}-seed{seed}.json"
     options = [*VARIANTS[variant], *args.train_args]
     if out.exists():
         old = json.loads(out.read_text())
-        if (old.get("data"), old.get("featurizer"), old.get("options"),
-                old.get("device", "cpu")) == (fingerprint, featurizer_of(options).version(),
-                                              options, args.device):  # fmt: skip
+        if (
+            old.get("data"),
+            old.get("featurizer"),
+            old.get("options"),
+            old.get("device", "cpu"),
+        ) == (fingerprint, featurizer_of(options).version(), options, args.device):
             return old
     cmd = train_command(args, variant, seed, runs)
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-    from tvm_gnn import checkpoint
+    from tvm_gnn.nn import checkpoint
 
     _, _, info = checkpoint.load(runs / f"{variant}-seed{seed}.pt")
     best = info["best_epoch"]
     result = {
-        "variant": variant, "seed": seed, "options": options, "data": fingerprint,
+        "variant": variant,
+        "seed": seed,
+        "options": options,
+        "data": fingerprint,
         "featurizer": featurizer_of(options).version(),
-        "val_pairwise_acc": info["val_pairwise_acc"][best], "val_top1": info["val_top1"][best],
-        "best_epoch": best + 1, "epochs": len(info["train_loss"]),
-        "train_seconds": info["train_seconds"], "threads": threads, "device": args.device,
+        "val_pairwise_acc": info["val_pairwise_acc"][best],
+        "val_top1": info["val_top1"][best],
+        "best_epoch": best + 1,
+        "epochs": len(info["train_loss"]),
+        "train_seconds": info["train_seconds"],
+        "threads": threads,
+        "device": args.device,
         "machine": where,
-        "train_networks": info["train_networks"], "train_graphs": info["train_graphs"],
-        "val_graphs": info["val_graphs"], "val_workloads": info["val_workloads"],
-    }  # fmt: skip
+        "train_networks": info["train_networks"],
+        "train_graphs": info["train_graphs"],
+        "val_graphs": info["val_graphs"],
+        "val_workloads": info["val_workloads"],
+    }
     tmp = out.with_suffix(".tmp")
     tmp.write_text(json.dumps(result, indent=1) + "\n")
     os.replace(tmp, out)
-    print(f"{variant} seed {seed}: pairwise {result['val_pairwise_acc']:.4f}, top-1 "
-          f"{result['val_top1']:.4f} ({result['train_seconds']:.0f} s)", flush=True)  # fmt: skip
+    print(
+        f"{variant} seed {seed}: pairwise {result['val_pairwise_acc']:.4f}, top-1 "
+        f"{result['val_top1']:.4f} ({result['train_seconds']:.0f} s)",
+        flush=True,
+    )
     return result
 
 
 def machine(args) -> str:
     """Where the runs train: this CPU, and the GPU for ``--device cuda``."""
-    from tvm_gnn.collect import cpu_model
+    from tvm_gnn.measure.hardware import cpu_model
 
     text = f"{cpu_model()}, {os.cpu_count()} cores, {args.jobs} run(s) at a time"
     if args.device != "cpu":
@@ -142,14 +175,20 @@ def machine(args) -> str:
 def warm_cache(args) -> None:
     """Featurize the training networks into the graph cache the runs share (as `tvm-gnn train`
     reads them), so that parallel runs do not each featurize the same programs."""
-    from tvm_gnn import data
-    from tvm_gnn.networks import HELD_OUT
+    from tvm_gnn import dataset as data
+    from tvm_gnn.measure.networks import HELD_OUT
 
     hardware = data.resolve_hardware(args.data)
     nets = data.training_networks(args.data, hardware, set(HELD_OUT))
     for config in {featurizer_of([*VARIANTS[v], *args.train_args]) for v in args.variants}:
-        data.load_graphs(args.data, config, cache_dir=args.cache_dir, progress=True,
-                         hardware=hardware, networks=nets)  # fmt: skip
+        data.load_graphs(
+            args.data,
+            config,
+            cache_dir=args.cache_dir,
+            progress=True,
+            hardware=hardware,
+            networks=nets,
+        )
 
 
 def sweep(args) -> list[dict]:
@@ -166,8 +205,9 @@ def sweep(args) -> list[dict]:
     bar = tqdm(total=len(todo), desc="validation sweep", unit="run")
     results = []
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run_one, args, v, s, runs, fingerprint, threads, where)
-                   for v, s in todo]  # fmt: skip
+        futures = [
+            pool.submit(run_one, args, v, s, runs, fingerprint, threads, where) for v, s in todo
+        ]
         for f in futures:
             results.append(f.result())
             bar.update()
@@ -187,9 +227,15 @@ def table(results: list[dict], seeds: list[int]) -> str:
         acc = [r["val_pairwise_acc"] for r in rows]
         top1 = [r["val_top1"] for r in rows]
         opts = " ".join(rows[0]["options"]) or "(defaults)"
-        cells = [v, f"`{opts}`", *(f"{a:.4f}" for a in acc), f"**{np.mean(acc):.4f}**",
-                 *(f"{t:.4f}" for t in top1), f"**{np.mean(top1):.4f}**",
-                 f"{np.median([r['train_seconds'] for r in rows]):.0f}"]  # fmt: skip
+        cells = [
+            v,
+            f"`{opts}`",
+            *(f"{a:.4f}" for a in acc),
+            f"**{np.mean(acc):.4f}**",
+            *(f"{t:.4f}" for t in top1),
+            f"**{np.mean(top1):.4f}**",
+            f"{np.median([r['train_seconds'] for r in rows]):.0f}",
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -199,21 +245,29 @@ def render(results: list[dict], seeds: list[int], command: str, machine: str) ->
     if first.get("device", "cpu") == "cpu":
         repeat = "the accuracies repeat exactly for a seed and torch thread count."
     else:  # CUDA's scatter kernels add in no fixed order
-        repeat = ("on a GPU the accuracies of a seed differ a little from run to run (CUDA adds "
-                  "in no fixed order), so differences within one seed's spread are noise.")
-    val = ", ".join(f"seed {r['seed']}: {r['val_workloads']}" for r in results
-                    if r["variant"] == first["variant"])  # fmt: skip
-    return "\n".join([
-        f"Validation split of the training networks ({', '.join(first['train_networks'])}); "
-        f"held-out networks never read. Validation workloads per seed: {val}.",
-        "",
-        table(results, seeds),
-        "",
-        f"Machine: {machine}. Command: `{command}` ({datetime.date.today().isoformat()}). "
-        "Each cell is the validation metric at the epoch early stopping chose (on pairwise "
-        "accuracy); top-1 is `tvm_gnn.metrics.mean_top1`. Training seconds are timings and vary "
-        f"from run to run; {repeat}",
-    ])  # fmt: skip
+        repeat = (
+            "on a GPU the accuracies of a seed differ a little from run to run (CUDA adds "
+            "in no fixed order), so differences within one seed's spread are noise."
+        )
+    val = ", ".join(
+        f"seed {r['seed']}: {r['val_workloads']}"
+        for r in results
+        if r["variant"] == first["variant"]
+    )
+    return "\n".join(
+        [
+            f"Validation split of the training networks ({', '.join(first['train_networks'])}); "
+            f"held-out networks never read. Validation workloads per seed: {val}.",
+            "",
+            table(results, seeds),
+            "",
+            f"Machine: {machine}. Command: `{command}` ({datetime.date.today().isoformat()}). "
+            "Each cell is the validation metric at the epoch early stopping chose (on pairwise "
+            "accuracy); top-1 is `tvm_gnn.nn.metrics.mean_top1`. Training seconds are timings "
+            "and vary "
+            f"from run to run; {repeat}",
+        ]
+    )
 
 
 def earlier_runs(path) -> list[dict]:
@@ -224,11 +278,15 @@ def earlier_runs(path) -> list[dict]:
     except FileNotFoundError:
         return []
     except (OSError, ValueError) as err:
-        raise SystemExit(f"{path} is not a sweep's JSON ({err}); move it aside or pass --json")
-    if not isinstance(old, list) or not all(isinstance(r, dict) and "variant" in r and "seed" in r
-                                            for r in old):  # fmt: skip
-        raise SystemExit(f"{path} is not a sweep's JSON (a list of runs); move it aside or pass "
-                         "--json")  # fmt: skip
+        raise SystemExit(
+            f"{path} is not a sweep's JSON ({err}); move it aside or pass --json"
+        ) from None
+    if not isinstance(old, list) or not all(
+        isinstance(r, dict) and "variant" in r and "seed" in r for r in old
+    ):
+        raise SystemExit(
+            f"{path} is not a sweep's JSON (a list of runs); move it aside or pass --json"
+        )
     return old
 
 
@@ -242,29 +300,55 @@ def merged(earlier: list[dict], results: list[dict]) -> list[dict]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     parser.add_argument("--data", default=str(ROOT / "data"), help="dataset (default: data/)")
-    parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS),
-                        help="variants to train (default: all)")
-    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2],
-                        help="seeds (default: 0 1 2)")
-    parser.add_argument("--jobs", type=int, default=1,
-                        help="runs trained at once (default: 1); each gets "
-                             "cores / jobs torch threads")  # fmt: skip
-    parser.add_argument("--runs", default=str(ROOT / ".cache" / "validation-sweep"),
-                        help="checkpoints and per-run JSON (default: .cache/validation-sweep)")
-    parser.add_argument("--cache-dir", default=str(ROOT / ".cache" / "graphs"),
-                        help="featurized-graph cache (default: .cache/graphs)")
-    parser.add_argument("--device", default="cpu",
-                        help="`tvm-gnn train --device` of every run: cpu (default) or cuda; "
-                             "runs share the GPU, and more than a few at once are slower than "
-                             "one after another (docs/benchmarks.md)")  # fmt: skip
-    parser.add_argument("--train-args", nargs=argparse.REMAINDER, default=[],
-                        help="more `tvm-gnn train` options for every run (last on the line)")
-    parser.add_argument("--doc", default=str(ROOT / "docs" / "results.md"),
-                        help="markdown file whose generated section gets the table")
-    parser.add_argument("--json", default=str(ROOT / "benchmarks" / "results" /
-                                              "validation_sweep.json"),
-                        help="every run's numbers (default: benchmarks/results/"
-                             "validation_sweep.json)")  # fmt: skip
+    parser.add_argument(
+        "--variants",
+        nargs="+",
+        default=list(VARIANTS),
+        choices=list(VARIANTS),
+        help="variants to train (default: all)",
+    )
+    parser.add_argument(
+        "--seeds", nargs="+", type=int, default=[0, 1, 2], help="seeds (default: 0 1 2)"
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="runs trained at once (default: 1); each gets cores / jobs torch threads",
+    )
+    parser.add_argument(
+        "--runs",
+        default=str(ROOT / ".cache" / "validation-sweep"),
+        help="checkpoints and per-run JSON (default: .cache/validation-sweep)",
+    )
+    parser.add_argument(
+        "--cache-dir",
+        default=str(ROOT / ".cache" / "graphs"),
+        help="featurized-graph cache (default: .cache/graphs)",
+    )
+    parser.add_argument(
+        "--device",
+        default="cpu",
+        help="`tvm-gnn train --device` of every run: cpu (default) or cuda; "
+        "runs share the GPU, and more than a few at once are slower than "
+        "one after another (docs/benchmarks.md)",
+    )
+    parser.add_argument(
+        "--train-args",
+        nargs=argparse.REMAINDER,
+        default=[],
+        help="more `tvm-gnn train` options for every run (last on the line)",
+    )
+    parser.add_argument(
+        "--doc",
+        default=str(ROOT / "docs" / "results.md"),
+        help="markdown file whose generated section gets the table",
+    )
+    parser.add_argument(
+        "--json",
+        default=str(ROOT / "benchmarks" / "results" / "validation_sweep.json"),
+        help="every run's numbers (default: benchmarks/results/validation_sweep.json)",
+    )
     parser.add_argument("--no-write", action="store_true", help="print the table only")
     args = parser.parse_args(argv)
     if args.jobs < 1:
@@ -275,7 +359,8 @@ def main(argv=None) -> int:
     earlier = [] if args.no_write else earlier_runs(args.json)
     results = sweep(args)
     command = "python benchmarks/validation_sweep.py " + " ".join(
-        a for a in (argv if argv is not None else sys.argv[1:]))
+        a for a in (argv if argv is not None else sys.argv[1:])
+    )
     machines = sorted({r.get("machine") or machine(args) for r in results})
     text = render(results, args.seeds, command, "; ".join(machines))
     print(text)

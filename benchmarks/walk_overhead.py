@@ -29,8 +29,9 @@ WALK = "python/tvm_gnn/_walk.py"
 
 def _show(rev: str, path: str) -> str:
     try:
-        return subprocess.run(["git", "show", f"{rev}:{path}"], cwd=ROOT, check=True,
-                              capture_output=True, text=True).stdout  # fmt: skip
+        return subprocess.run(
+            ["git", "show", f"{rev}:{path}"], cwd=ROOT, check=True, capture_output=True, text=True
+        ).stdout
     except subprocess.CalledProcessError as err:
         raise SystemExit(f"--against {rev}: {err.stderr.strip()}") from None
 
@@ -43,8 +44,12 @@ def compile_walk(rev: str, where: Path):
     if f'"{WALK}"' not in setup:
         raise SystemExit(f"--against {rev}: its setup.py does not build {WALK}")
     (where / "setup.py").write_text(setup.replace(f'"{WALK}"', '"_walk_against.py"'))
-    subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=where,
-                   check=True, capture_output=True)  # fmt: skip
+    subprocess.run(
+        [sys.executable, "setup.py", "-q", "build_ext", "--inplace"],
+        cwd=where,
+        check=True,
+        capture_output=True,
+    )
     (so,) = where.glob("_walk_against*.so")
     spec = importlib.util.spec_from_file_location("_walk_against", so)
     mod = importlib.util.module_from_spec(spec)
@@ -63,9 +68,11 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=7, help="alternating rounds (default 7)")
     args = p.parse_args()
 
-    from tvm_gnn import _walk, data
-    from tvm_gnn.collect import cpu_model
-    from tvm_gnn.graph import FeaturizerConfig, featurize_batch
+    from tvm_gnn import dataset as data
+    from tvm_gnn.featurize import _walk
+    from tvm_gnn.featurize.graph import featurize_batch
+    from tvm_gnn.measure.hardware import cpu_model
+    from tvm_gnn.nn.schema import FeaturizerConfig
 
     hw = data.resolve_hardware(args.data)
     folder = Path(args.data) / hw / args.network
@@ -78,13 +85,15 @@ def main() -> None:
             break
     with tempfile.TemporaryDirectory() as tmp:
         against = compile_walk(args.against, Path(tmp))
-        walks = {args.against: (against, FeaturizerConfig()),
-                 "this checkout": (_walk.walk, FeaturizerConfig()),
-                 "this checkout, reuse=True": (_walk.walk, FeaturizerConfig(reuse=True))}
+        walks = {
+            args.against: (against, FeaturizerConfig()),
+            "this checkout": (_walk.walk, FeaturizerConfig()),
+            "this checkout, reuse=True": (_walk.walk, FeaturizerConfig(reuse=True)),
+        }
         times = {k: [] for k in walks}
         nodes = {}
         for r in range(args.rounds):
-            order = list(walks)[r % len(walks):] + list(walks)[: r % len(walks)]  # rotated
+            order = list(walks)[r % len(walks) :] + list(walks)[: r % len(walks)]  # rotated
             for label in order:
                 walk, config = walks[label]
                 t = time.perf_counter()
@@ -94,9 +103,11 @@ def main() -> None:
                 if errors:
                     raise SystemExit(f"{label}: {len(errors)} programs failed: {errors[0]}")
     ref = np.median(times[args.against])
-    print(f"{len(cands)} distinct programs of {args.network} ({hw}), mean "
-          f"{nodes['this checkout']:.0f} nodes; {cpu_model()}; median of {args.rounds} "
-          "alternating rounds.\n")
+    print(
+        f"{len(cands)} distinct programs of {args.network} ({hw}), mean "
+        f"{nodes['this checkout']:.0f} nodes; {cpu_model()}; median of {args.rounds} "
+        "alternating rounds.\n"
+    )
     print(f"| walk | seconds | programs/s | time vs {args.against} |\n|---|---:|---:|---:|")
     for label, ts in times.items():
         med = np.median(ts)

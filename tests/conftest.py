@@ -6,7 +6,8 @@ import pytest
 from tvm import te
 from tvm.script import tirx as T
 
-from tvm_gnn.collect import CollectConfig, MeasureConfig, collect_network
+from tvm_gnn.collect import CollectConfig, collect_network
+from tvm_gnn.measure.runner import MeasureConfig
 
 FAST_MEASURE = MeasureConfig(number=1, repeat=1, min_repeat_ms=1)
 
@@ -45,7 +46,7 @@ def matmul64(
 
 @pytest.fixture(scope="session")
 def llvm_target():
-    from tvm_gnn.sampling import target_from
+    from tvm_gnn.measure.sampling import target_from
 
     return target_from("llvm", num_cores=2)
 
@@ -53,15 +54,14 @@ def llvm_target():
 @pytest.fixture(scope="session")
 def conv_candidates(llvm_target):
     """48 post-processed random candidates of ResNet-18's 3x3 conv2d, with their TuneContext."""
-    from tvm_gnn import workloads
-    from tvm_gnn.sampling import sample_candidates
+    from tvm_gnn.measure import workloads
+    from tvm_gnn.measure.sampling import sample_candidates
 
     return sample_candidates(workloads.get("resnet18_conv2d"), llvm_target, 48, seed=0)
 
 
 def _tiny_task():
     import tvm
-
     from tvm import topi
 
     a = te.placeholder((32, 32), name="A")
@@ -78,12 +78,11 @@ def _db_folder(root: Path, network: str) -> Path:
 def small_db(tmp_path_factory, llvm_target):
     root = tmp_path_factory.mktemp("collect")
     cfg = CollectConfig(trials_per_task=6, uniform_fraction=0.5, batch_size=3, population=64)
-    summary = collect_network("unit", root, llvm_target, cfg, FAST_MEASURE, tasks=[_tiny_task()],
-                              progress=False)  # fmt: skip
+    summary = collect_network(
+        "unit", root, llvm_target, cfg, FAST_MEASURE, tasks=[_tiny_task()], progress=False
+    )
     assert summary["records"] == 6 and summary["failed"] == 0
     return _db_folder(root, "unit")
-
-
 
 
 def workload_hashes(folder: Path) -> list[str]:
@@ -106,8 +105,10 @@ def write_subset(src: Path, dst: Path, workloads: int, per_workload: int, first=
         obj = json.loads(line)
         recs.setdefault(obj[0], []).append(obj)
     hashes = [json.loads(ln)[0] for ln in wl_lines]
-    ok = sorted((w for w, rs in recs.items() if len(rs) >= per_workload),
-                key=lambda w: (hashes[w] not in first, w))  # fmt: skip
+    ok = sorted(
+        (w for w, rs in recs.items() if len(rs) >= per_workload),
+        key=lambda w: (hashes[w] not in first, w),
+    )
     chosen = ok[:workloads]
     dst.mkdir(parents=True, exist_ok=True)
     (dst / "database_workload.json").write_text("".join(wl_lines[w] + "\n" for w in chosen))

@@ -23,14 +23,31 @@ def _script(name):
 def test_a_finished_run_from_other_weights_is_refused(tmp_path):
     run = tmp_path / "runs" / "resnet18" / "gnn" / "seed0"
     run.mkdir(parents=True)
-    log = {"network": "resnet18", "cost_model": "gnn", "cache_flush": False,
-           "weights": {"sha256": "0" * 64}}  # fmt: skip
+    log = {
+        "network": "resnet18",
+        "cost_model": "gnn",
+        "cache_flush": False,
+        "weights": {"sha256": "0" * 64},
+    }
     (run / "tune_log.json").write_text(json.dumps(log))
-    args = argparse.Namespace(networks=["resnet18"], models=["gnn"], seeds=[0], trials=8,
-                              trials_per_iter=8, repeats=1, runs=str(tmp_path / "runs"),
-                              archive=str(tmp_path / "archive"), report_only=False, no_write=True,
-                              cache_flush=False, data="data", target="llvm", num_cores=2,
-                              checkpoint=None, weights_name=None)  # fmt: skip
+    args = argparse.Namespace(
+        networks=["resnet18"],
+        models=["gnn"],
+        seeds=[0],
+        trials=8,
+        trials_per_iter=8,
+        repeats=1,
+        runs=str(tmp_path / "runs"),
+        archive=str(tmp_path / "archive"),
+        report_only=False,
+        no_write=True,
+        cache_flush=False,
+        data="data",
+        target="llvm",
+        num_cores=2,
+        checkpoint=None,
+        weights_name=None,
+    )
     with pytest.raises(SystemExit, match="other GNN weights"):
         _script("tune_networks").run_all(args, [8])
 
@@ -38,29 +55,56 @@ def test_a_finished_run_from_other_weights_is_refused(tmp_path):
 def test_runs_from_named_weights_share_only_the_weightless_models_runs(tmp_path):
     """Under --weights-name, gnn comes from the named folders, xgb (no GNN weights) from the main
     table's: one xgb run serves both tables, and the old gnn run is neither refused nor used."""
-    from tvm_gnn.tune_network import COMPILE_VERSION, weights_provenance
+    from tvm_gnn.tune.compile import COMPILE_VERSION
+    from tvm_gnn.tune.network import weights_provenance
 
     shipped = weights_provenance("gnn")
     main, named = tmp_path / "archive", tmp_path / "archive-shipped"
-    for folder, model, weights in ((main, "gnn", {"sha256": "0" * 64}), (main, "xgb", None),
-                                   (named, "gnn", shipped)):  # fmt: skip
+    for folder, model, weights in (
+        (main, "gnn", {"sha256": "0" * 64}),
+        (main, "xgb", None),
+        (named, "gnn", shipped),
+    ):
         run = folder / "resnet18" / model / "seed0"
         run.mkdir(parents=True)
-        (run / "tune_log.json").write_text(json.dumps(
-            {"network": "resnet18", "cost_model": model, "cache_flush": False, "weights": weights}))
-        (run / "budgets.json").write_text(json.dumps(
-            {"compile_version": COMPILE_VERSION, "budgets": {"8": {"latency_ms_median": 1.0}}}))
+        (run / "tune_log.json").write_text(
+            json.dumps(
+                {
+                    "network": "resnet18",
+                    "cost_model": model,
+                    "cache_flush": False,
+                    "weights": weights,
+                }
+            )
+        )
+        (run / "budgets.json").write_text(
+            json.dumps(
+                {"compile_version": COMPILE_VERSION, "budgets": {"8": {"latency_ms_median": 1.0}}}
+            )
+        )
     bench = _script("tune_networks")
-    args = argparse.Namespace(networks=["resnet18"], models=["gnn", "xgb"], seeds=[0], trials=8,
-                              runs=str(tmp_path / "runs-shipped"), archive=str(named),
-                              shared_runs=str(tmp_path / "runs"), shared_archive=str(main),
-                              weights_name="shipped", report_only=True, no_write=True,
-                              cache_flush=False, target="llvm", num_cores=2,
-                              checkpoint=None)  # fmt: skip
+    args = argparse.Namespace(
+        networks=["resnet18"],
+        models=["gnn", "xgb"],
+        seeds=[0],
+        trials=8,
+        runs=str(tmp_path / "runs-shipped"),
+        archive=str(named),
+        shared_runs=str(tmp_path / "runs"),
+        shared_archive=str(main),
+        weights_name="shipped",
+        report_only=True,
+        no_write=True,
+        cache_flush=False,
+        target="llvm",
+        num_cores=2,
+        checkpoint=None,
+    )
     logs = bench.run_all(args, [8])
     assert {lg["cost_model"]: lg["work_dir"] for lg in logs} == {
         "gnn": str(named / "resnet18" / "gnn" / "seed0"),
-        "xgb": str(main / "resnet18" / "xgb" / "seed0")}
+        "xgb": str(main / "resnet18" / "xgb" / "seed0"),
+    }
     assert logs[0]["weights"]["sha256"] == shipped["sha256"]
     assert all(lg["budgets"] == {8: {"latency_ms_median": 1.0}} for lg in logs)
 
@@ -68,13 +112,32 @@ def test_runs_from_named_weights_share_only_the_weightless_models_runs(tmp_path)
 def test_validation_sweep_writes_its_table_and_resumes(small_dataset, tmp_path):
     sweep = _script("validation_sweep")
     runs, doc, out = tmp_path / "runs", tmp_path / "results.md", tmp_path / "sweep.json"
-    argv = ["--data", str(small_dataset), "--variants", "lambdarank-reuse", "lambdarank",
-            "--seeds", "0", "--runs", str(runs), "--cache-dir", str(tmp_path / "cache"),
-            "--doc", str(doc), "--json", str(out), "--train-args", "--epochs", "2"]  # fmt: skip
+    argv = [
+        "--data",
+        str(small_dataset),
+        "--variants",
+        "lambdarank-reuse",
+        "lambdarank",
+        "--seeds",
+        "0",
+        "--runs",
+        str(runs),
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--doc",
+        str(doc),
+        "--json",
+        str(out),
+        "--train-args",
+        "--epochs",
+        "2",
+    ]
     assert sweep.main(argv) == 0
     results = json.loads(out.read_text())
-    assert [(r["variant"], r["seed"]) for r in results] == [("lambdarank-reuse", 0),
-                                                            ("lambdarank", 0)]  # fmt: skip
+    assert [(r["variant"], r["seed"]) for r in results] == [
+        ("lambdarank-reuse", 0),
+        ("lambdarank", 0),
+    ]
     assert results[1]["options"] == ["--loss", "lambdarank", "--epochs", "2"]
     # each run is keyed by the graphs it trained on: with and without the reuse columns
     assert results[0]["featurizer"].endswith("-reuse") and "reuse" not in results[1]["featurizer"]
@@ -101,8 +164,10 @@ def test_noise_ceiling_estimates_the_noise_and_what_a_perfect_model_scores(small
     # two programs measured twice each, log latencies +-0.1 around their means: pooled sd is
     # sqrt((2 * 0.1^2 + 2 * 0.1^2) / 2) = 0.1414
     e = np.exp(0.1)
-    wl = {"weight": 1, "programs": {"a": [1e-3 * e, 1e-3 / e], "b": [2e-3 * e, 2e-3 / e],
-                                    "c": [5e-3]}}  # fmt: skip
+    wl = {
+        "weight": 1,
+        "programs": {"a": [1e-3 * e, 1e-3 / e], "b": [2e-3 * e, 2e-3 / e], "c": [5e-3]},
+    }
     sigma = nc.noise({"net": {"w": wl}})
     assert sigma["programs"] == 2 and sigma["records"] == 4
     assert sigma["pooled"] == pytest.approx(np.sqrt(0.04 / 2))
@@ -115,8 +180,18 @@ def test_noise_ceiling_estimates_the_noise_and_what_a_perfect_model_scores(small
         assert (got["top1"] == 1.0) == (sd == 0.0)
     # on real records (resnet18 held out, its workloads shared with resnet50 left out)
     doc, out = tmp_path / "results.md", tmp_path / "noise.json"
-    argv = ["--data", str(small_dataset), "--held-out", "resnet18", "--replicates", "5",
-            "--doc", str(doc), "--json", str(out)]  # fmt: skip
+    argv = [
+        "--data",
+        str(small_dataset),
+        "--held-out",
+        "resnet18",
+        "--replicates",
+        "5",
+        "--doc",
+        str(doc),
+        "--json",
+        str(out),
+    ]
     assert nc.main(argv) == 0
     res = json.loads(out.read_text())
     assert list(res["ceiling"]) == ["resnet18"] and 0.5 <= res["pairwise"] <= 1
@@ -126,7 +201,8 @@ def test_noise_ceiling_estimates_the_noise_and_what_a_perfect_model_scores(small
 
 
 def test_a_report_only_rewrite_keeps_the_day_its_numbers_were_timed(tmp_path, monkeypatch):
-    """--report-only times nothing, so a section it rewrites keeps its date; a new run has today's."""
+    """--report-only times nothing, so a section it rewrites keeps its date; a new run has
+    today's."""
     import datetime
 
     from tvm_gnn import report
@@ -134,12 +210,19 @@ def test_a_report_only_rewrite_keeps_the_day_its_numbers_were_timed(tmp_path, mo
     bench = _script("tune_networks")
     monkeypatch.setattr(bench, "ROOT", tmp_path)
     doc = tmp_path / "docs" / "tuning.md"
-    report.write_section(doc, f"{bench.SECTION}-resnet18", "### resnet18\n\nMachine: Intel, 2 "
-                         "cores, target `llvm`; TVM 0.26.0; 2026-11-23. 16 candidates per round.")
+    report.write_section(
+        doc,
+        f"{bench.SECTION}-resnet18",
+        "### resnet18\n\nMachine: Intel, 2 "
+        "cores, target `llvm`; TVM 0.26.0; 2026-11-23. 16 candidates per round.",
+    )
     assert report.read_section(doc, f"{bench.SECTION}-resnet18").startswith("### resnet18\n")
     assert report.read_section(doc, "other") is None
     today = str(datetime.date.today())
-    for report_only, name, day in [(True, "resnet18", "2026-11-23"), (False, "resnet18", today),
-                                   (True, "mobilenet_v2", today)]:  # fmt: skip
+    for report_only, name, day in [
+        (True, "resnet18", "2026-11-23"),
+        (False, "resnet18", today),
+        (True, "mobilenet_v2", today),
+    ]:
         args = argparse.Namespace(report_only=report_only)
         assert bench.measured_on(args, name) == day

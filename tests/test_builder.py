@@ -4,7 +4,7 @@ import os
 
 from tvm.s_tir import meta_schedule as ms
 
-from tvm_gnn.builder import make_builder
+from tvm_gnn.measure.builder import make_builder
 
 
 def test_builds_candidates(conv_candidates, llvm_target):

@@ -3,8 +3,9 @@
 import pytest
 import torch
 
-from tvm_gnn import checkpoint, graph
-from tvm_gnn.cost_model import default_gnn
+from tvm_gnn.featurize import graph
+from tvm_gnn.nn import checkpoint
+from tvm_gnn.nn.model import default_gnn
 
 
 def test_round_trip(tmp_path):

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from tvm.s_tir import meta_schedule as ms
 
-from tvm_gnn import dbfile
-from tvm_gnn.collect import CollectConfig, collect_network, make_runner
+from tvm_gnn.collect import CollectConfig, collect_network
+from tvm_gnn.dataset import dbfile
+from tvm_gnn.measure.runner import make_runner
 
 from .conftest import FAST_MEASURE, _db_folder, _tiny_task
 
@@ -32,8 +33,15 @@ def test_records_are_a_loadable_metaschedule_database(small_db):
 def test_rerun_with_same_arguments_measures_nothing_new(small_db, llvm_target):
     before = (small_db / dbfile.RECORD_FILE).read_text()
     cfg = CollectConfig(trials_per_task=6, uniform_fraction=0.5, batch_size=3, population=64)
-    summary = collect_network("unit", small_db.parent.parent, llvm_target, cfg, FAST_MEASURE,
-                              tasks=[_tiny_task()], progress=False)  # fmt: skip
+    summary = collect_network(
+        "unit",
+        small_db.parent.parent,
+        llvm_target,
+        cfg,
+        FAST_MEASURE,
+        tasks=[_tiny_task()],
+        progress=False,
+    )
     assert summary["measured"] == 0
     assert (small_db / dbfile.RECORD_FILE).read_text() == before
 
@@ -73,16 +81,40 @@ def test_invalid_latencies_are_rejected_and_failures_kept(small_db, tmp_path):
 
 
 def _collect_cmd(out: Path):
-    return [sys.executable, "-m", "tvm_gnn.cli", "collect", "--network", "tiny_cnn",
-            "--out", str(out), "--max-tasks", "2", "--trials-per-task", "8", "--batch-size", "2",
-            "--number", "1", "--min-repeat-ms", "1", "--num-cores", "2",
-            "--population", "64"]  # fmt: skip
+    return [
+        sys.executable,
+        "-m",
+        "tvm_gnn.cli",
+        "collect",
+        "--network",
+        "tiny_cnn",
+        "--out",
+        str(out),
+        "--max-tasks",
+        "2",
+        "--trials-per-task",
+        "8",
+        "--batch-size",
+        "2",
+        "--number",
+        "1",
+        "--min-repeat-ms",
+        "1",
+        "--num-cores",
+        "2",
+        "--population",
+        "64",
+    ]
 
 
 def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):
     out = tmp_path / "data"
-    proc = subprocess.Popen(_collect_cmd(out), start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    proc = subprocess.Popen(
+        _collect_cmd(out),
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     record_file = None
     deadline = time.time() + 300
     try:
@@ -108,22 +140,25 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):
     assert after[: len(complete)] == complete, why  # nothing measured before the kill is lost
     scan = dbfile.read_records(record_file.parent)
     # 2 tasks x 8, torn lines excepted
-    assert len(scan.records) == 16 and not scan.problems, f"{len(scan.records)} records, " \
-        f"problems {scan.problems}\n{why}"  # fmt: skip
+    assert len(scan.records) == 16 and not scan.problems, (
+        f"{len(scan.records)} records, problems {scan.problems}\n{why}"
+    )
     keys = [(r.workload, json.dumps(r.trace)) for r in scan.records]
     assert len(set(keys)) == len(keys), why  # nothing measured twice
 
 
 def test_resume_in_the_uniform_phase_measures_only_what_is_missing(tmp_path, llvm_target):
     cfg = CollectConfig(trials_per_task=6, uniform_fraction=1.0, batch_size=3)
-    first = collect_network("u", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[_tiny_task()],
-                            progress=False)  # fmt: skip
+    first = collect_network(
+        "u", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[_tiny_task()], progress=False
+    )
     assert first["measured"] == 6
     record_file = _db_folder(tmp_path, "u") / dbfile.RECORD_FILE
     lines = record_file.read_text().splitlines(keepends=True)
     record_file.write_text("".join(lines[:3]))  # as if killed after the first batch
-    again = collect_network("u", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[_tiny_task()],
-                            progress=False)  # fmt: skip
+    again = collect_network(
+        "u", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[_tiny_task()], progress=False
+    )
     assert again["measured"] == 3 and again["records"] == 6
     traces = [json.dumps(r.trace) for r in dbfile.read_records(record_file.parent).records]
     # the same seed re-drew the same six programs; the three recorded ones were skipped
@@ -132,15 +167,17 @@ def test_resume_in_the_uniform_phase_measures_only_what_is_missing(tmp_path, llv
 
 def test_a_failed_record_does_not_count_toward_the_target(tmp_path, llvm_target):
     cfg = CollectConfig(trials_per_task=4, uniform_fraction=1.0, batch_size=2)
-    collect_network("u", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[_tiny_task()],
-                    progress=False)  # fmt: skip
+    collect_network(
+        "u", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[_tiny_task()], progress=False
+    )
     record_file = _db_folder(tmp_path, "u") / dbfile.RECORD_FILE
     lines = record_file.read_text().splitlines()
     wl, rec = json.loads(lines[1])
     lines[1] = json.dumps([wl, [rec[0], None, *rec[2:]]])  # as if its run had failed
     record_file.write_text("\n".join(lines) + "\n")
-    again = collect_network("u", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[_tiny_task()],
-                            progress=False)  # fmt: skip
+    again = collect_network(
+        "u", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[_tiny_task()], progress=False
+    )
     assert again["measured"] == 1 and again["records"] == 5  # the failure kept, one more measured
     scan = dbfile.read_records(record_file.parent)
     assert sum(not r.failed for r in scan.records) == 4
@@ -157,39 +194,44 @@ def _pool_task():
     return ("max_pool", tvm.IRModule({"main": te.create_prim_func([x, y])}), 1)
 
 
-def test_a_short_small_space_is_measured_whole_and_marked_exhausted(tmp_path, llvm_target,
-                                                                   monkeypatch):  # fmt: skip
+def test_a_short_small_space_is_measured_whole_and_marked_exhausted(
+    tmp_path, llvm_target, monkeypatch
+):
     """What the search leaves short, many uniform draws finish, and then mark exhausted."""
     import tvm_ffi
 
-    from tvm_gnn import collect
+    from tvm_gnn.collect import records, task
+    from tvm_gnn.dataset import read_exhausted
 
-    monkeypatch.setattr(collect, "EVOLUTION_ROUNDS", 0)  # as if the search found nothing new
+    monkeypatch.setattr(task, "EVOLUTION_ROUNDS", 0)  # as if the search found nothing new
     name, mod, _ = _pool_task()
     cfg = CollectConfig(trials_per_task=64, batch_size=16)
-    got = collect_network("p", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[(name, mod, 1)],
-                          progress=False)  # fmt: skip
+    got = collect_network(
+        "p", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[(name, mod, 1)], progress=False
+    )
     folder = _db_folder(tmp_path, "p")
     shash = str(tvm_ffi.structural_hash(mod))
-    assert 1 < got["records"] < 64 and shash in collect.read_exhausted(folder)
-    _, keys, _ = collect._existing(folder)
+    assert 1 < got["records"] < 64 and shash in read_exhausted(folder)
+    _, keys, _ = records._existing(folder)
     workload = ms.database.JSONDatabase(work_dir=str(folder)).commit_workload(mod)
-    draws = collect.unrecorded_draws(mod, llvm_target, workload, set(), 512, seed=7)
+    draws = task.unrecorded_draws(mod, llvm_target, workload, set(), 512, seed=7)
     assert {k for k, _ in draws} <= keys[shash]  # every program drawn is recorded
-    assert collect.unrecorded_draws(mod, llvm_target, workload, keys[shash], 512, seed=7) == []
+    assert task.unrecorded_draws(mod, llvm_target, workload, keys[shash], 512, seed=7) == []
     dropped = {draws[0][0], draws[-1][0]}  # as if two of them had not been measured yet
-    found = collect.unrecorded_draws(mod, llvm_target, workload, keys[shash] - dropped, 512, 7)
+    found = task.unrecorded_draws(mod, llvm_target, workload, keys[shash] - dropped, 512, 7)
     assert {k for k, _ in found} == dropped
 
 
-def test_a_program_the_database_holds_is_measured_but_not_recorded_again(small_db, tmp_path,
-                                                                        llvm_target):  # fmt: skip
-    """The evolutionary phase's commit callback: MetaSchedule's search re-proposes recorded programs."""
+def test_a_program_the_database_holds_is_measured_but_not_recorded_again(
+    small_db, tmp_path, llvm_target
+):
+    """The evolutionary phase's commit callback: MetaSchedule's search re-proposes recorded
+    programs."""
     import tvm_ffi
 
-    from tvm_gnn.builder import make_builder
-    from tvm_gnn.collect import _commit_new_class, _existing, _record_key
-    from tvm_gnn.sampling import sample_candidates
+    from tvm_gnn.collect.records import _commit_new_class, _existing, _record_key
+    from tvm_gnn.measure.builder import make_builder
+    from tvm_gnn.measure.sampling import sample_candidates
 
     folder = tmp_path / "db"
     folder.mkdir()
@@ -209,7 +251,8 @@ def test_a_program_the_database_holds_is_measured_but_not_recorded_again(small_d
     cands = [recorded[0], *fresh, recorded[1]]
     built = make_builder().build([ms.builder.BuilderInput(c.sch.mod, llvm_target) for c in cands])
     runs = make_runner(FAST_MEASURE).run(
-        [ms.runner.RunnerInput(b.artifact_path, "cpu", c.args_info) for b, c in zip(built, cands)])
+        [ms.runner.RunnerInput(b.artifact_path, "cpu", c.args_info) for b, c in zip(built, cands)]
+    )
     commit = _commit_new_class()(db, workload, llvm_target, seen)
     scheduler = ms.task_scheduler.TaskScheduler.create("round-robin")
     commit.apply(scheduler, 0, cands, built, [r.result() for r in runs])
@@ -224,14 +267,33 @@ def test_rpc_tracker_with_two_servers(tmp_path, llvm_target):
     from tvm.rpc.tracker import Tracker
 
     tracker = Tracker(host="127.0.0.1", port=9190, port_end=9290, silent=True)
-    servers = [Server(host="127.0.0.1", port=9300, port_end=9400, key="tvm-gnn-test",
-                      tracker_addr=("127.0.0.1", tracker.port), silent=True) for _ in range(2)]
+    servers = [
+        Server(
+            host="127.0.0.1",
+            port=9300,
+            port_end=9400,
+            key="tvm-gnn-test",
+            tracker_addr=("127.0.0.1", tracker.port),
+            silent=True,
+        )
+        for _ in range(2)
+    ]
     try:
-        runner = make_runner(FAST_MEASURE, f"127.0.0.1:{tracker.port}", "tvm-gnn-test",
-                             rpc_workers=2)  # fmt: skip
+        runner = make_runner(
+            FAST_MEASURE, f"127.0.0.1:{tracker.port}", "tvm-gnn-test", rpc_workers=2
+        )
         cfg = CollectConfig(trials_per_task=4, uniform_fraction=1.0, batch_size=4)
-        summary = collect_network("rpc", tmp_path, llvm_target, cfg, FAST_MEASURE, runner=runner,
-                                  rpc_key="tvm-gnn-test", tasks=[_tiny_task()], progress=False)
+        summary = collect_network(
+            "rpc",
+            tmp_path,
+            llvm_target,
+            cfg,
+            FAST_MEASURE,
+            runner=runner,
+            rpc_key="tvm-gnn-test",
+            tasks=[_tiny_task()],
+            progress=False,
+        )
     finally:
         for s in servers:
             s.terminate()
@@ -251,19 +313,35 @@ def test_bad_rpc_arguments():
 
 
 def test_collect_help_documents_every_option():
-    out = subprocess.run([sys.executable, "-m", "tvm_gnn.cli", "collect", "--help"],
-                         capture_output=True, text=True, check=True).stdout  # fmt: skip
-    for opt in ("--network", "--out", "--trials-per-task", "--uniform-fraction", "--population",
-                "--batch-size",
-                "--number", "--repeat", "--min-repeat-ms", "--cache-flush", "--rpc-tracker",
-                "--rpc-key", "--target", "--seed"):  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-m", "tvm_gnn.cli", "collect", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    for opt in (
+        "--network",
+        "--out",
+        "--trials-per-task",
+        "--uniform-fraction",
+        "--population",
+        "--batch-size",
+        "--number",
+        "--repeat",
+        "--min-repeat-ms",
+        "--cache-flush",
+        "--rpc-tracker",
+        "--rpc-key",
+        "--target",
+        "--seed",
+    ):
         assert opt in out
 
 
 def test_hardware_name_keeps_each_cpu_and_gpu_apart(llvm_target):
     import tvm
 
-    from tvm_gnn.collect import device_model, hardware_name
+    from tvm_gnn.measure.hardware import device_model, hardware_name
 
     cores = int(llvm_target.attrs["num-cores"])
     assert hardware_name(llvm_target).startswith("llvm-")
@@ -273,5 +351,6 @@ def test_hardware_name_keeps_each_cpu_and_gpu_apart(llvm_target):
     expected = gpu.device_name if gpu.exist else "sm_90a"  # no GPU here: the target's arch
     assert device_model(h100) == expected
     assert hardware_name(h100) == "cuda-" + "-".join(
-        "".join(c if c.isalnum() else " " for c in expected.lower()).split())
+        "".join(c if c.isalnum() else " " for c in expected.lower()).split()
+    )
     assert hardware_name(h100, rpc_key="fleet") == "cuda-rpc-fleet"

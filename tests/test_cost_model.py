@@ -8,10 +8,12 @@ import tvm
 from tvm import te
 from tvm.s_tir import meta_schedule as ms
 
-from tvm_gnn.cost_model import FAILED_COST, FAILED_SCORE, GNNModel, _median_cost, default_gnn
-from tvm_gnn.graph import FeaturizerConfig
-from tvm_gnn.train import TrainConfig
-from tvm_gnn.tune import tune_tir
+from tvm_gnn.cost_models.gnn import FAILED_SCORE, GNNModel, _label_cost
+from tvm_gnn.costs import FAILED_COST
+from tvm_gnn.nn.model import default_gnn
+from tvm_gnn.nn.schema import FeaturizerConfig
+from tvm_gnn.nn.training import TrainConfig
+from tvm_gnn.tune.workload import tune_tir
 
 from .conftest import matmul64
 
@@ -20,8 +22,10 @@ FAST = TrainConfig(epochs=2, batch_size=32)
 
 def _results(n, seed=0):
     rng = np.random.default_rng(seed)
-    return [ms.runner.RunnerResult(run_secs=[float(s)], error_msg=None)
-            for s in rng.uniform(1e-4, 1e-3, n)]  # fmt: skip
+    return [
+        ms.runner.RunnerResult(run_secs=[float(s)], error_msg=None)
+        for s in rng.uniform(1e-4, 1e-3, n)
+    ]
 
 
 def _trained_model(conv_candidates, **kw):
@@ -57,10 +61,12 @@ def test_save_load_predict_identical(conv_candidates, tmp_path):
 
 
 def test_online_data_of_an_older_featurizer_is_widened_only_for_a_model_that_ignores_it(
-        conv_candidates, tmp_path):  # fmt: skip
+    conv_candidates, tmp_path
+):
     import torch
 
-    from tvm_gnn import checkpoint, graph
+    from tvm_gnn.featurize import graph
+    from tvm_gnn.nn import checkpoint
 
     ctx, cands = conv_candidates
     path = tmp_path / "gnn.pt"
@@ -89,9 +95,9 @@ def test_online_data_of_an_older_featurizer_is_widened_only_for_a_model_that_ign
 
 
 def test_default_model_starts_from_the_shipped_weights(conv_candidates):
-    from tvm_gnn import checkpoint
-    from tvm_gnn.cost_model import PRETRAINED
-    from tvm_gnn.networks import HELD_OUT
+    from tvm_gnn.measure.networks import HELD_OUT
+    from tvm_gnn.nn import checkpoint
+    from tvm_gnn.resources import PRETRAINED
 
     _, _, info = checkpoint.load(PRETRAINED)
     assert info["trained"] and not set(info["train_networks"]) & set(HELD_OUT)
@@ -150,12 +156,18 @@ def test_unfeaturizable_candidate_gets_lowest_score_and_warning(conv_candidates,
 
 @pytest.mark.parametrize(
     "secs,err,expected",
-    [([1e-3, 3e-3, 2e-3], None, 2e-3), ([], None, FAILED_COST), ([1e-3], "boom", FAILED_COST),
-     ([float("nan")], None, FAILED_COST), ([0.0], None, FAILED_COST),
-     ([-1.0], None, FAILED_COST), ([float("inf")], None, FAILED_COST)],
-)  # fmt: skip
+    [
+        ([1e-3, 3e-3, 2e-3], None, 2e-3),
+        ([], None, FAILED_COST),
+        ([1e-3], "boom", FAILED_COST),
+        ([float("nan")], None, FAILED_COST),
+        ([0.0], None, FAILED_COST),
+        ([-1.0], None, FAILED_COST),
+        ([float("inf")], None, FAILED_COST),
+    ],
+)
 def test_failed_and_invalid_runs_cost_1e10(secs, err, expected):
-    assert _median_cost(ms.runner.RunnerResult(run_secs=secs, error_msg=err)) == expected
+    assert _label_cost(ms.runner.RunnerResult(run_secs=secs, error_msg=err)) == expected
 
 
 def test_failed_runs_get_zero_label(conv_candidates):
@@ -165,16 +177,26 @@ def test_failed_runs_get_zero_label(conv_candidates):
     results[2] = ms.runner.RunnerResult(run_secs=None, error_msg="build failed")
     model.update(ctx, cands[:4], results)
     labels = [float(g.y) for g in model._training_graphs()]
-    assert labels[2] == 0.0 and max(labels) == 1.0 and all(0 < y <= 1 for i, y in
-                                                            enumerate(labels) if i != 2)
+    assert (
+        labels[2] == 0.0
+        and max(labels) == 1.0
+        and all(0 < y <= 1 for i, y in enumerate(labels) if i != 2)
+    )
 
 
 def test_real_tuning_run_with_gnn(tmp_path, llvm_target):
     # A real MetaSchedule run: GNNModel warms up on the first 16 measurements, retrains online
     # and guides the remaining trials.
     model = GNNModel(pretrained=False, num_warmup_samples=16, train_config=FAST, seed=0)
-    db, progress = tune_tir(matmul64, llvm_target, str(tmp_path), max_trials=32,
-                            num_trials_per_iter=16, cost_model=model, progress=False)  # fmt: skip
+    db, progress = tune_tir(
+        matmul64,
+        llvm_target,
+        str(tmp_path),
+        max_trials=32,
+        num_trials_per_iter=16,
+        cost_model=model,
+        progress=False,
+    )
     records = db.get_all_tuning_records()
     assert len(records) == 32
     secs = [float(np.mean([float(s) for s in r.run_secs])) for r in records if r.run_secs]

@@ -5,8 +5,9 @@ import gzip
 import pytest
 import torch
 
-from tvm_gnn import data, dbfile
-from tvm_gnn.graph import FeaturizerConfig
+from tvm_gnn import dataset as data
+from tvm_gnn.dataset import dbfile
+from tvm_gnn.nn.schema import FeaturizerConfig
 
 from .conftest import workload_hashes
 
@@ -46,7 +47,7 @@ def test_stats_counts_exhausted_workloads_apart(packed, tmp_path):
     import json
     import shutil
 
-    from tvm_gnn.collect import EXHAUSTED_FILE
+    from tvm_gnn.dataset import EXHAUSTED_FILE
 
     copy = tmp_path / "data"
     shutil.copytree(packed, copy)
@@ -84,11 +85,11 @@ def test_the_graph_cache_follows_the_files_contents_not_their_times(packed, tmp_
     def featurize(*args, **kwargs):
         raise AssertionError("featurized again although the cache holds these files")
 
-    monkeypatch.setattr(data, "_featurize_folder", featurize)
+    monkeypatch.setattr(data.graphs, "_featurize_folder", featurize)
     again, _ = data.load_graphs(copy, cache_dir=tmp_path / "cache")
     assert all(torch.equal(a.x, b.x) for a, b in zip(graphs, again)) and len(again) == len(graphs)
     (rec,) = copy.glob(f"*/unit/{dbfile.RECORD_FILE}.gz")
-    rec.write_bytes(gzip.compress(gzip.decompress(rec.read_bytes())[: -200]))  # other contents
+    rec.write_bytes(gzip.compress(gzip.decompress(rec.read_bytes())[:-200]))  # other contents
     with pytest.raises(AssertionError, match="featurized again"):
         data.load_graphs(copy, cache_dir=tmp_path / "cache")
 
@@ -101,45 +102,57 @@ def test_packed_folders_gunzip_into_a_cache_keyed_by_contents(packed, tmp_path, 
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     (folder,) = packed.glob("*/unit")
-    plain = data._open_db_folder(folder)
+    plain = data.layout.open_db_folder(folder)
     assert plain != folder and sorted(p.name for p in plain.iterdir()) == sorted(data.DB_FILES)
     record = dbfile.RECORD_FILE
     assert (plain / record).read_bytes() == gzip.decompress((folder / f"{record}.gz").read_bytes())
     copy = tmp_path / "copy" / "unit"
     shutil.copytree(folder, copy)
     os.utime(copy / f"{record}.gz", ns=(1, 1))
-    assert data._open_db_folder(copy) == plain  # same contents, other times: the same cache
+    assert data.layout.open_db_folder(copy) == plain  # same contents, other times: the same cache
     # other contents of the same size and time (what the cache was keyed by) get their own
     # cache, never the stale copy: one digit of a latency changed, the gzip size kept
     gz = copy / f"{record}.gz"
     body = gzip.decompress(gz.read_bytes())
     size = len(gzip.compress(body, mtime=0))
-    digits = [i for m in re.finditer(rb"\],\[([0-9.]+)", body)  # latencies' digits
-              for i in range(m.start(1) + 2, m.end(1)) if body[i:i + 1].isdigit()]  # fmt: skip
-    edited = next(e for at in digits for d in b"0123456789" if d != body[at]
-                  for e in [body[:at] + bytes([d]) + body[at + 1:]]
-                  if len(gzip.compress(e, mtime=0)) == size)  # fmt: skip
+    digits = [
+        i
+        for m in re.finditer(rb"\],\[([0-9.]+)", body)  # latencies' digits
+        for i in range(m.start(1) + 2, m.end(1))
+        if body[i : i + 1].isdigit()
+    ]
+    edited = next(
+        e
+        for at in digits
+        for d in b"0123456789"
+        if d != body[at]
+        for e in [body[:at] + bytes([d]) + body[at + 1 :]]
+        if len(gzip.compress(e, mtime=0)) == size
+    )
     seen = []
     for contents in (body, edited):
         gz.write_bytes(gzip.compress(contents, mtime=0))
         os.utime(gz, ns=(1, 1))
-        seen.append((data._open_db_folder(copy) / record).read_bytes())
+        seen.append((data.layout.open_db_folder(copy) / record).read_bytes())
     assert seen == [body, edited]
     # a cut gzip file is refused by name, and leaves nothing half written behind
     gz.write_bytes(gzip.compress(body, mtime=0)[:-20])
     with pytest.raises(ValueError, match="not a whole gzip file"):
-        data._open_db_folder(copy)
+        data.layout.open_db_folder(copy)
     assert not list((tmp_path / "tmp").rglob("*.tmp"))
 
 
 def test_splits():
-    s = [data.Sample(net, "t", wl, 1, 1e-3, i)
-         for i, (net, wl) in enumerate([("a", "w1")] * 5 + [("b", "w2")] * 5 + [("c", "w3")] * 5)]
+    s = [
+        data.Sample(net, "t", wl, 1, 1e-3, i)
+        for i, (net, wl) in enumerate([("a", "w1")] * 5 + [("b", "w2")] * 5 + [("c", "w3")] * 5)
+    ]
     tr, te = data.split(s, "network", {"b"})
     assert {s[i].network for i in te} == {"b"} and len(tr) == 10
     tr, te = data.split(s, "workload", None, seed=1, test_fraction=0.34)
-    assert len({s[i].shash for i in te}) == 1 and not {s[i].shash for i in te} & {s[i].shash
-                                                                               for i in tr}
+    assert len({s[i].shash for i in te}) == 1 and not {s[i].shash for i in te} & {
+        s[i].shash for i in tr
+    }
     tr, te = data.split(s, "random", None, test_fraction=0.2)
     assert len(te) == 3 and {s[i].shash for i in te} == {"w1", "w2", "w3"}
     with pytest.raises(ValueError, match="network"):

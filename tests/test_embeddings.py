@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from tvm_gnn import embeddings
-from tvm_gnn.vocab import NODE_TYPES
+from tvm_gnn.featurize import embeddings
+from tvm_gnn.nn.vocab import NODE_TYPES
 
 
 def test_shipped_vectors_cover_the_vocabulary():

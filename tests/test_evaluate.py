@@ -5,25 +5,43 @@ import json
 import pytest
 import torch
 
-from tvm_gnn import checkpoint
 from tvm_gnn.cli import RESULTS_SECTION, main
 from tvm_gnn.evaluate import MODELS
-from tvm_gnn.graph import NUM_BASE_FEATURES, NUM_FEATURES
+from tvm_gnn.nn import checkpoint
+from tvm_gnn.nn.schema import NUM_BASE_FEATURES, NUM_FEATURES
 from tvm_gnn.report import markers
 
 RESULTS_BEGIN, RESULTS_END = markers(RESULTS_SECTION)
 
 
 def _train(root, out, *extra):
-    return main(["train", "--data", str(root), "--held-out", "resnet18", "--epochs", "2",
-                 "--out", str(out), "--cache-dir", str(root / "cache"), "-q", *extra])  # fmt: skip
+    return main(
+        [
+            "train",
+            "--data",
+            str(root),
+            "--held-out",
+            "resnet18",
+            "--epochs",
+            "2",
+            "--out",
+            str(out),
+            "--cache-dir",
+            str(root / "cache"),
+            "-q",
+            *extra,
+        ]
+    )
 
 
 @pytest.fixture(scope="module")
 def trained(small_dataset, tmp_path_factory):
     out = tmp_path_factory.mktemp("models")
-    paths = {"gnn": out / "gnn.pt", "gnn-learned-emb": out / "learned.pt",
-             "gnn-no-topk": out / "notopk.pt"}  # fmt: skip
+    paths = {
+        "gnn": out / "gnn.pt",
+        "gnn-learned-emb": out / "learned.pt",
+        "gnn-no-topk": out / "notopk.pt",
+    }
     assert _train(small_dataset, paths["gnn"], "--seed", "3") == 0
     assert _train(small_dataset, paths["gnn-learned-emb"], "--embedding", "learned") == 0
     # the reuse columns ride along with an ablation: eval then reads a model that uses them
@@ -41,8 +59,11 @@ def test_train_is_deterministic_and_records_its_split(small_dataset, trained, tm
     assert info["train_networks"] == ["resnet50"] and info["held_out"] == ["resnet18"]
     assert info["train_graphs"] > 0 and info["val_graphs"] > 0
     widths = {k: checkpoint.load(p)[0].config.num_features for k, p in trained.items()}
-    assert widths == {"gnn": NUM_BASE_FEATURES, "gnn-learned-emb": NUM_BASE_FEATURES,
-                      "gnn-no-topk": NUM_FEATURES}  # fmt: skip
+    assert widths == {
+        "gnn": NUM_BASE_FEATURES,
+        "gnn-learned-emb": NUM_BASE_FEATURES,
+        "gnn-no-topk": NUM_FEATURES,
+    }
     assert len(info["val_top1"]) == len(info["val_pairwise_acc"]) == len(info["train_loss"])
     assert all(0 < t <= 1 for t in info["val_top1"])
     assert (tmp_path / "again-loss.png").stat().st_size > 1000
@@ -51,10 +72,24 @@ def test_train_is_deterministic_and_records_its_split(small_dataset, trained, tm
 def test_eval_writes_every_model_and_reproduces(small_dataset, trained, tmp_path):
     doc = tmp_path / "results.md"
     doc.write_text("# Results\n\nprose stays\n")
-    args = ["eval", "--data", str(small_dataset), "--held-out", "resnet18", "--gnn",
-            str(trained["gnn"]), "--gnn-learned-emb", str(trained["gnn-learned-emb"]),
-            "--gnn-no-topk", str(trained["gnn-no-topk"]), "--out", str(doc), "--plot",
-            str(tmp_path / "r.png"), "-q"]  # fmt: skip
+    args = [
+        "eval",
+        "--data",
+        str(small_dataset),
+        "--held-out",
+        "resnet18",
+        "--gnn",
+        str(trained["gnn"]),
+        "--gnn-learned-emb",
+        str(trained["gnn-learned-emb"]),
+        "--gnn-no-topk",
+        str(trained["gnn-no-topk"]),
+        "--out",
+        str(doc),
+        "--plot",
+        str(tmp_path / "r.png"),
+        "-q",
+    ]
     assert main([*args, "--json", str(tmp_path / "r1.json")]) == 0
     text = doc.read_text()
     assert text.startswith("# Results\n\nprose stays\n") and RESULTS_BEGIN in text
@@ -74,18 +109,58 @@ def test_eval_writes_every_model_and_reproduces(small_dataset, trained, tmp_path
 
 def test_eval_refuses_a_checkpoint_that_saw_a_held_out_network(small_dataset, tmp_path, capsys):
     leaky = tmp_path / "leaky.pt"
-    assert main(["train", "--data", str(small_dataset), "--held-out", "resnet50", "--epochs",
-                 "1", "--out", str(leaky), "--cache-dir", str(small_dataset / "cache"),
-                 "-q"]) == 0  # fmt: skip
-    code = main(["eval", "--data", str(small_dataset), "--held-out", "resnet18", "--models",
-                 "gnn", "--gnn", str(leaky), "-q"])  # fmt: skip
+    assert (
+        main(
+            [
+                "train",
+                "--data",
+                str(small_dataset),
+                "--held-out",
+                "resnet50",
+                "--epochs",
+                "1",
+                "--out",
+                str(leaky),
+                "--cache-dir",
+                str(small_dataset / "cache"),
+                "-q",
+            ]
+        )
+        == 0
+    )
+    code = main(
+        [
+            "eval",
+            "--data",
+            str(small_dataset),
+            "--held-out",
+            "resnet18",
+            "--models",
+            "gnn",
+            "--gnn",
+            str(leaky),
+            "-q",
+        ]
+    )
     assert code == 2
     assert "trained on held-out network(s) ['resnet18']" in capsys.readouterr().err
 
 
 def test_eval_names_a_missing_checkpoint(small_dataset, tmp_path, capsys):
-    code = main(["eval", "--data", str(small_dataset), "--held-out", "resnet18", "--models",
-                 "gnn-no-topk", "--gnn-no-topk", str(tmp_path / "nope.pt"), "-q"])  # fmt: skip
+    code = main(
+        [
+            "eval",
+            "--data",
+            str(small_dataset),
+            "--held-out",
+            "resnet18",
+            "--models",
+            "gnn-no-topk",
+            "--gnn-no-topk",
+            str(tmp_path / "nope.pt"),
+            "-q",
+        ]
+    )
     assert code == 2
     assert "nope.pt" in capsys.readouterr().err
 
@@ -93,8 +168,10 @@ def test_eval_names_a_missing_checkpoint(small_dataset, tmp_path, capsys):
 def test_pretrained_xgb_learns_exactly_the_checkpoints_training_records(small_dataset, trained):
     import numpy as np
 
-    from tvm_gnn.evaluate import load_groups, pretrained_xgb, score_model
-    from tvm_gnn.metrics import pairwise_accuracy
+    from tvm_gnn.cost_models.baselines import pretrained_xgb
+    from tvm_gnn.dataset.groups import load_groups
+    from tvm_gnn.evaluate import score_model
+    from tvm_gnn.nn.metrics import pairwise_accuracy
 
     model = pretrained_xgb(small_dataset, checkpoint=trained["gnn"])  # trained on resnet50 only
     groups = load_groups(small_dataset, "cpu", ["resnet50"])
@@ -106,11 +183,20 @@ def test_pretrained_xgb_learns_exactly_the_checkpoints_training_records(small_da
     assert pairwise_accuracy(np.concatenate(scores), -lat, ids) > 0.6  # it fit what it saw
 
 
-@pytest.mark.parametrize("option, value", [("--lr", "0"), ("--lr", "nan"), ("--mse-weight", "-1"),
-                                           ("--val-fraction", "1"), ("--pool-ratio", "inf"),
-                                           ("--loss", "listnet"),
-                                           ("--label-noise", "-0.1"), ("--device", "tpu"),
-                                           ("--device", "cuda:99")])  # fmt: skip
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("--lr", "0"),
+        ("--lr", "nan"),
+        ("--mse-weight", "-1"),
+        ("--val-fraction", "1"),
+        ("--pool-ratio", "inf"),
+        ("--loss", "listnet"),
+        ("--label-noise", "-0.1"),
+        ("--device", "tpu"),
+        ("--device", "cuda:99"),
+    ],
+)
 def test_train_refuses_bad_numbers_before_reading_data(tmp_path, capsys, option, value):
     with pytest.raises(SystemExit) as exit_:
         main(["train", "--data", str(tmp_path / "absent"), option, value])
@@ -123,8 +209,10 @@ def test_a_checkpoint_keeps_its_records_after_the_dataset_grows(small_dataset, t
     network had, and retraining (`--records-of`) and the baselines read exactly those."""
     import shutil
 
-    from tvm_gnn import dbfile
-    from tvm_gnn.evaluate import EvaluationError, load_groups, pretrained_xgb
+    from tvm_gnn.cost_models.baselines import pretrained_xgb
+    from tvm_gnn.dataset import dbfile
+    from tvm_gnn.dataset.groups import load_groups
+    from tvm_gnn.errors import EvaluationError
 
     root = tmp_path / "data"
     shutil.copytree(small_dataset, root, ignore=shutil.ignore_patterns("cache"))
@@ -153,14 +241,46 @@ def test_a_checkpoint_keeps_its_records_after_the_dataset_grows(small_dataset, t
 
     new = tmp_path / "new.pt"  # trained on all 96 lines: not the same records
     assert _train(root, new, "--epochs", "1") == 0
-    code = main(["eval", "--data", str(root), "--held-out", "resnet18", "--models", "gnn",
-                 "gnn-no-topk", "--gnn", str(old), "--gnn-no-topk", str(new), "-q"])  # fmt: skip
+    code = main(
+        [
+            "eval",
+            "--data",
+            str(root),
+            "--held-out",
+            "resnet18",
+            "--models",
+            "gnn",
+            "gnn-no-topk",
+            "--gnn",
+            str(old),
+            "--gnn-no-topk",
+            str(new),
+            "-q",
+        ]
+    )
     assert code == 2 and "trained on different records" in capsys.readouterr().err
     # without a GNN row, the baselines still learn what the --gnn checkpoint saw: a table's
     # XGBModel and MLPModel rows come out the same when evaluated on their own
     alone = tmp_path / "alone.json"
-    assert main(["eval", "--data", str(root), "--held-out", "resnet18", "--models", "xgb",
-                 "--gnn", str(old), "--json", str(alone), "-q"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "eval",
+                "--data",
+                str(root),
+                "--held-out",
+                "resnet18",
+                "--models",
+                "xgb",
+                "--gnn",
+                str(old),
+                "--json",
+                str(alone),
+                "-q",
+            ]
+        )
+        == 0
+    )
     assert json.loads(alone.read_text())["train_records"] == {"resnet50": 80}
 
     records.write_text("".join(full[:64]))  # not the data the checkpoint saw
@@ -170,7 +290,9 @@ def test_a_checkpoint_keeps_its_records_after_the_dataset_grows(small_dataset, t
 
 MLP_WEIGHTS = """
 import hashlib, sys
-from tvm_gnn.evaluate import load_groups, mkl_mode, reproducible_arithmetic, train_mlp
+from tvm_gnn.cost_models.baselines import train_mlp
+from tvm_gnn.cost_models.mlp_fixes import mkl_mode, reproducible_arithmetic
+from tvm_gnn.dataset.groups import load_groups
 assert reproducible_arithmetic() == "COMPATIBLE"
 import torch
 torch.set_num_threads(int(sys.argv[2]))
@@ -190,10 +312,16 @@ def test_mlp_baseline_trains_the_same_weights_on_any_instruction_set(small_datas
 
     env = {k: v for k, v in os.environ.items() if k != "MKL_CBWR"}
     runs = [("1", {}), ("2", {"MKL_ENABLE_INSTRUCTIONS": "AVX2"})]
-    digests = {subprocess.run([sys.executable, "-c", MLP_WEIGHTS, str(small_dataset), threads],
-                              env={**env, **extra}, check=True, capture_output=True,
-                              text=True).stdout.split()[-1]
-               for threads, extra in runs}  # fmt: skip
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", MLP_WEIGHTS, str(small_dataset), threads],
+            env={**env, **extra},
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.split()[-1]
+        for threads, extra in runs
+    }
     assert len(digests) == 1, digests
 
 
@@ -202,11 +330,15 @@ def test_mlp_baseline_trains_on_one_thread(small_dataset, monkeypatch):
     import torch
     from tvm.s_tir.meta_schedule.cost_model import mlp_model
 
-    from tvm_gnn.evaluate import load_groups, train_mlp
+    from tvm_gnn.cost_models.baselines import train_mlp
+    from tvm_gnn.dataset.groups import load_groups
 
     seen = []
-    monkeypatch.setattr(mlp_model.SegmentSumMLPTrainer, "train_full",
-                        lambda self: seen.append(torch.get_num_threads()))  # fmt: skip
+    monkeypatch.setattr(
+        mlp_model.SegmentSumMLPTrainer,
+        "train_full",
+        lambda self: seen.append(torch.get_num_threads()),
+    )
     threads = torch.get_num_threads()
     torch.set_num_threads(2)
     try:

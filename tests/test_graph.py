@@ -7,8 +7,9 @@ import pytest
 import torch
 from tvm.script import tirx as T
 
-from tvm_gnn import _walk, graph
-from tvm_gnn.vocab import NODE_TYPES
+from tvm_gnn.featurize import _walk, graph
+from tvm_gnn.nn import batch, schema
+from tvm_gnn.nn.vocab import NODE_TYPES
 
 from .conftest import add_one, matmul4
 
@@ -27,10 +28,10 @@ def test_add_one_graph_is_exact():
     d.validate(raise_on_error=True)
     # b[i] = a[i] + 1.0: the constant is folded into Add; store value first, then its index.
     assert _types(d) == ["For", "BufferStore", "Add", "BufferLoad", "Var", "Var"]
-    assert _edges(d, graph.EDGE_DOWN) == [(0, 1), (1, 2), (1, 5), (2, 3), (3, 4)]
-    assert _edges(d, graph.EDGE_UP) == [(1, 0), (2, 1), (3, 2), (4, 3), (5, 1)]
-    assert _edges(d, graph.EDGE_DEF_USE) == [(0, 4), (0, 5)]  # loop i -> both uses of i
-    assert _edges(d, graph.EDGE_USE_DEF) == [(4, 0), (5, 0)]
+    assert _edges(d, schema.EDGE_DOWN) == [(0, 1), (1, 2), (1, 5), (2, 3), (3, 4)]
+    assert _edges(d, schema.EDGE_UP) == [(1, 0), (2, 1), (3, 2), (4, 3), (5, 1)]
+    assert _edges(d, schema.EDGE_DEF_USE) == [(0, 4), (0, 5)]  # loop i -> both uses of i
+    assert _edges(d, schema.EDGE_USE_DEF) == [(4, 0), (5, 0)]
     x = d.x.numpy()
     assert x.shape == (6, graph.NUM_FEATURES)
     assert x[0, _walk.F_VALUE] == 3.0  # log2(extent 8)
@@ -53,7 +54,7 @@ def test_matmul_block_graph_is_exact():
     assert types.count("Var") == 13  # 3 bindings + 10 index uses
     assert types.count("Add") == 1 and types.count("Mul") == 1
     assert d.edge_index.shape[1] == 2 * 26 + 2 * 13
-    du = _edges(d, graph.EDGE_DEF_USE)
+    du = _edges(d, schema.EDGE_DEF_USE)
     # loops i, j, k (nodes 2, 3, 4) define the block bindings (6, 7, 8) ...
     assert (2, 6) in du and (3, 7) in du and (4, 8) in du
     # ... which define vi, vj, vk: 4 + 4 + 2 uses.
@@ -68,7 +69,7 @@ def test_matmul_block_graph_is_exact():
 def _matmul_8x4x2(
     a: T.Buffer((8, 2), "float32"), b: T.Buffer((2, 4), "float32"), c: T.Buffer((8, 4), "float32")
 ):
-    for i, u, j, k in T.grid(8, 1, 4, 2):  # u: a loop of one iteration reuses nothing
+    for i, _u, j, k in T.grid(8, 1, 4, 2):  # _u: a loop of one iteration reuses nothing
         with T.sblock("C"):
             vi, vj, vk = T.axis.remap("SSR", [i, j, k])
             with T.init():
@@ -82,17 +83,30 @@ def test_footprint_and_reuse_of_each_access_follow_the_loops_that_reach_its_indi
     x = d.x.numpy()
     types = _types(d)
     got = sorted(
-        (t, x[n, _walk.F_VALUE], x[n, _walk.F_FOOTPRINT], x[n, _walk.F_REUSE],
-         round(float(x[n, _walk.F_REUSE_DIST]), 4))
-        for n, t in enumerate(types) if t in ("BufferLoad", "BufferStore")
-    )  # fmt: skip
+        (
+            t,
+            x[n, _walk.F_VALUE],
+            x[n, _walk.F_FOOTPRINT],
+            x[n, _walk.F_REUSE],
+            round(float(x[n, _walk.F_REUSE_DIST]), 4),
+        )
+        for n, t in enumerate(types)
+        if t in ("BufferLoad", "BufferStore")
+    )
     # loops i, j, k: log2 extents 3, 2, 1. (type, log2 elements of the buffer, footprint, reuse,
     # log2(1 + iterations between reuses))
     c = (5.0, 5.0, 1.0, 1.0)  # c[i, j]: not moved by k, the innermost loop: reused every iteration
     a = (4.0, 4.0, 2.0, round(math.log2(1 + 2), 4))  # a[i, k]: reused across j, 2 iterations of k
     b = (3.0, 3.0, 3.0, round(math.log2(1 + 8), 4))  # b[k, j]: reused across i, after 4 x 2
-    assert got == sorted([("BufferStore", *c), ("BufferStore", *c), ("BufferLoad", *c),
-                          ("BufferLoad", *a), ("BufferLoad", *b)])  # fmt: skip
+    assert got == sorted(
+        [
+            ("BufferStore", *c),
+            ("BufferStore", *c),
+            ("BufferLoad", *c),
+            ("BufferLoad", *a),
+            ("BufferLoad", *b),
+        ]
+    )
     # the reuse columns are appended: models trained on the columns before them still read those
     assert graph.NUM_BASE_FEATURES == _walk.F_FOOTPRINT < _walk.F_REUSE_DIST < graph.NUM_FEATURES
     # by default the walk leaves them empty, and the graph is otherwise the same
@@ -142,13 +156,15 @@ def test_featurize_candidates_reports_failures(conv_candidates):
 
 
 def test_pack_unpack_round_trip(conv_candidates):
-    graphs = [graph.featurize(c.sch.mod) for c in conv_candidates[1][:5]] + [graph.featurize(add_one)]
-    back = graph.unpack_graphs(graph.pack_graphs(graphs))
+    graphs = [graph.featurize(c.sch.mod) for c in conv_candidates[1][:5]] + [
+        graph.featurize(add_one)
+    ]
+    back = batch.unpack_graphs(batch.pack_graphs(graphs))
     assert len(back) == len(graphs)
     for a, b in zip(graphs, back):
         for key in ("x", "node_type", "edge_index", "edge_type"):
             assert torch.equal(a[key], b[key])
-    assert graph.unpack_graphs(graph.pack_graphs([])) == []
+    assert batch.unpack_graphs(batch.pack_graphs([])) == []
 
 
 def test_featurizer_is_deterministic(conv_candidates):

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from tvm_gnn.metrics import mean_top1, pairwise_accuracy, topk_score
+from tvm_gnn.nn.metrics import mean_top1, pairwise_accuracy, topk_score
 
 
 def test_pairwise_accuracy_perfect_reversed_and_ties():
@@ -46,5 +46,6 @@ def test_mean_top1_is_the_picks_share_of_the_best_averaged_over_groups():
     # one group: the top-1 score of one task with latencies 1 / labels
     costs = [1 / y for y in labels[:3]]
     assert mean_top1([1, 3, 2], labels[:3], [0] * 3) == pytest.approx(
-        topk_score([1, 3, 2], costs, [0] * 3, k=1))
+        topk_score([1, 3, 2], costs, [0] * 3, k=1)
+    )
     assert math.isnan(mean_top1([1.0], [0.0], [0]))

@@ -4,11 +4,10 @@ import pytest
 import torch
 from torch_geometric.data import Batch
 
-from tvm_gnn import graph
-from tvm_gnn.cost_model import default_gnn
-from tvm_gnn.embeddings import load_vectors
-from tvm_gnn.model import GNN, GNNConfig
-from tvm_gnn.vocab import NODE_TYPES
+from tvm_gnn.featurize import graph
+from tvm_gnn.nn.model import GNN, GNNConfig, default_gnn
+from tvm_gnn.nn.vectors import load_vectors
+from tvm_gnn.nn.vocab import NODE_TYPES
 
 from .conftest import add_one, matmul4
 
@@ -17,8 +16,9 @@ def _config(**kw):
     return GNNConfig(num_node_types=len(NODE_TYPES), num_features=graph.NUM_FEATURES, **kw)
 
 
-@pytest.mark.parametrize("topk,topk_at,pools", [(True, "every", 3), (True, "last", 1),
-                                                 (False, "every", 0)])  # fmt: skip
+@pytest.mark.parametrize(
+    "topk,topk_at,pools", [(True, "every", 3), (True, "last", 1), (False, "every", 0)]
+)
 @pytest.mark.parametrize("embedding", ["fasttext", "learned"])
 def test_forward_one_score_per_graph(topk, topk_at, pools, embedding):
     torch.manual_seed(0)
@@ -39,7 +39,7 @@ def test_a_model_reads_only_the_feature_columns_it_was_built_for():
     assert base.config.num_features == graph.NUM_BASE_FEATURES  # the default leaves them out
     batch = Batch.from_data_list([graph.featurize(matmul4)] * 2)
     other = batch.clone()
-    other.x[:, graph.NUM_BASE_FEATURES:] += 3.0  # only the footprint and reuse columns differ
+    other.x[:, graph.NUM_BASE_FEATURES :] += 3.0  # only the footprint and reuse columns differ
     with torch.no_grad():
         assert torch.equal(base.forward_batch(batch), base.forward_batch(other))
         assert not torch.allclose(wide.forward_batch(batch), wide.forward_batch(other))
@@ -76,7 +76,7 @@ def test_config_validation_and_round_trip():
 def test_checkpoint_from_before_topk_at_loads_with_its_three_pools():
     from pathlib import Path
 
-    from tvm_gnn import checkpoint
+    from tvm_gnn.nn import checkpoint
 
     old = Path(__file__).resolve().parent.parent / "benchmarks" / "tuning-runs" / "weights"
     (path,) = old.glob("gnn-*.pt")  # the weights docs/tuning.md's runs used

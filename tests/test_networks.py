@@ -2,8 +2,8 @@
 
 import pytest
 
-from tvm_gnn.cli import UsageError, _network_names
-from tvm_gnn.networks import HELD_OUT, SYNTHETIC, extract_tasks
+from tvm_gnn.cli import UsageError, network_names
+from tvm_gnn.measure.networks import HELD_OUT, SYNTHETIC, extract_tasks
 
 
 def test_each_synthetic_shape_is_its_own_task(llvm_target):
@@ -23,13 +23,14 @@ def test_depthwise_family_convolves_each_channel_alone(llvm_target):
     # the weight of a depthwise convolution has one input channel per group
     shapes = SYNTHETIC["synthetic_depthwise_conv2d"]
     assert "group_conv2d_nchw" in script
-    assert any(f"(T.int64({c}), T.int64(1), T.int64({k}), T.int64({k}))" in script
-               for c, _, k, _ in shapes)  # fmt: skip
+    assert any(
+        f"(T.int64({c}), T.int64(1), T.int64({k}), T.int64({k}))" in script for c, _, k, _ in shapes
+    )
 
 
 def test_training_selection_has_the_synthetic_families_and_no_held_out_network():
-    names = _network_names(["training"])
+    names = network_names(["training"])
     assert set(SYNTHETIC) <= set(names) and not set(HELD_OUT) & set(names)
-    assert _network_names(["synthetic", "resnet50"]) == [*SYNTHETIC, "resnet50"]
+    assert network_names(["synthetic", "resnet50"]) == [*SYNTHETIC, "resnet50"]
     with pytest.raises(UsageError, match="synthetic"):
-        _network_names(["synthetic_gemm"])
+        network_names(["synthetic_gemm"])

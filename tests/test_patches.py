@@ -46,21 +46,40 @@ def test_series_applies_and_upstream_tests_pass(tmp_path):
     before = _digest(watched)
     _copy_package(installed, tmp_path / "python" / "tvm")
     for patch in PATCHES:
-        proc = subprocess.run(["git", "apply", "--verbose", str(patch)], cwd=tmp_path,
-                              capture_output=True, text=True)  # fmt: skip
+        proc = subprocess.run(
+            ["git", "apply", "--verbose", str(patch)], cwd=tmp_path, capture_output=True, text=True
+        )
         assert proc.returncode == 0, f"{patch.name} does not apply:\n{proc.stderr}"
     for test in UPSTREAM_TESTS:
         assert (tmp_path / test).is_file()
     assert (tmp_path / "python/tvm/s_tir/meta_schedule/cost_model/gnn_model.py").is_file()
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "python")}
-    where = subprocess.run([sys.executable, "-c", "import tvm; print(tvm.__file__)"], env=env,
-                           capture_output=True, text=True, check=True).stdout  # fmt: skip
+    where = subprocess.run(
+        [sys.executable, "-c", "import tvm; print(tvm.__file__)"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert where.startswith(str(tmp_path)), where
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir",
-         str(tmp_path), *(str(tmp_path / t) for t in UPSTREAM_TESTS)],
-        env=env, capture_output=True, text=True, cwd=tmp_path, timeout=1200,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(tmp_path),
+            *(str(tmp_path / t) for t in UPSTREAM_TESTS),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=1200,
+    )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert f"{sum(UPSTREAM_TESTS.values())} passed" in proc.stdout, proc.stdout[-2000:]
     assert _digest(watched) == before  # the installed TVM is untouched

@@ -7,9 +7,9 @@ import sys
 
 _RUN = """
 import json, sys
-from tvm_gnn.remeasure import remeasure_best, weighted_sums
-from tvm_gnn.sampling import target_from
-from tvm_gnn.tune_network import tune_network
+from tvm_gnn.tune.remeasure import remeasure_best, weighted_sums
+from tvm_gnn.measure.sampling import target_from
+from tvm_gnn.tune.network import tune_network
 
 work = sys.argv[1]
 tune_network("tiny_cnn", "random", 12, target_from("llvm", 2), work, trials_per_iter=2, repeats=1,
@@ -24,13 +24,17 @@ print(json.dumps(out))
 
 def test_remeasure_best_of_a_tiny_run(tmp_path):
     # a child process: MetaSchedule's logger setup chokes on pytest's nameless log handlers
-    proc = subprocess.run([sys.executable, "-c", _RUN, str(tmp_path)], capture_output=True,
-                          text=True, timeout=1200)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", _RUN, str(tmp_path)], capture_output=True, text=True, timeout=1200
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     log = json.loads((tmp_path / "tune_log.json").read_text())
     assert log["cache_flush"] is True and log["failed_trials"] == 0  # timed cold, and it ran
-    assert (log["strategy"], log["population"]) == ("replay-trace", None)  # no search, no population
+    assert (log["strategy"], log["population"]) == (
+        "replay-trace",
+        None,
+    )  # no search, no population
 
     full = out["12"]
     assert len(full["tasks"]) == 6  # tiny_cnn's six tasks, each with its weight and both runs
@@ -53,8 +57,20 @@ def test_remeasure_best_of_a_tiny_run(tmp_path):
 
 def test_cache_flush_on_a_gpu_target_is_a_usage_error():
     # a GPU tag, not "cuda": "cuda" reads its limits from a GPU, and CI has none
-    proc = subprocess.run([sys.executable, "-m", "tvm_gnn.cli", "tune", "--network", "tiny_cnn",
-                           "--target", "nvidia/nvidia-h100", "--cache-flush"],
-                          capture_output=True, text=True)  # fmt: skip
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tvm_gnn.cli",
+            "tune",
+            "--network",
+            "tiny_cnn",
+            "--target",
+            "nvidia/nvidia-h100",
+            "--cache-flush",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2 and "--cache-flush flushes the CPU cache" in proc.stderr
     assert "Traceback" not in proc.stderr

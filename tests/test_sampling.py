@@ -3,7 +3,7 @@
 import pytest
 import tvm
 
-from tvm_gnn.sampling import sample_candidates, target_from
+from tvm_gnn.measure.sampling import sample_candidates, target_from
 
 from .conftest import matmul64
 

@@ -5,11 +5,10 @@ import math
 import pytest
 import torch
 
-from tvm_gnn import graph
-from tvm_gnn.cost_model import default_gnn
-from tvm_gnn.metrics import pairwise_accuracy
-from tvm_gnn.train import (LOSSES, TrainConfig, fit, lambda_weights, pair_targets, predict,
-                           ranking_loss)
+from tvm_gnn.featurize import graph
+from tvm_gnn.nn import LOSSES, TrainConfig, fit, lambda_weights, pair_targets, predict, ranking_loss
+from tvm_gnn.nn.metrics import pairwise_accuracy
+from tvm_gnn.nn.model import default_gnn
 
 
 def _dataset(conv_candidates):
@@ -40,8 +39,9 @@ def test_fit_learns_and_is_deterministic(conv_candidates, loss):
     for k in weights[0]:
         assert torch.equal(weights[0][k], weights[1][k]), k
     assert hist.train_loss[-1] < hist.train_loss[0]
-    acc = pairwise_accuracy(predict(model, data), [float(d.y) for d in data],
-                            [int(d.group) for d in data])  # fmt: skip
+    acc = pairwise_accuracy(
+        predict(model, data), [float(d.y) for d in data], [int(d.group) for d in data]
+    )
     assert acc > 0.8
     assert max(hist.val_pairwise_acc) == hist.val_pairwise_acc[hist.best_epoch]
 
@@ -50,17 +50,20 @@ def _synthetic(n_graphs=48, seed=0):
     """Random graphs labelled by their size, in two groups: learnable without TVM."""
     from torch_geometric.data import Data
 
-    from tvm_gnn.vocab import NODE_TYPES
+    from tvm_gnn.nn.vocab import NODE_TYPES
 
     gen = torch.Generator().manual_seed(seed)
     out = []
     for i in range(n_graphs):
         n = int(torch.randint(5, 60, (1,), generator=gen))
         edges = torch.stack([torch.arange(1, n), torch.randint(0, n, (n - 1,), generator=gen)])
-        d = Data(x=torch.randn(n, graph.NUM_FEATURES, generator=gen),
-                 node_type=torch.randint(0, len(NODE_TYPES), (n,), generator=gen),
-                 edge_index=torch.cat([edges, edges.flip(0)], 1), y=torch.tensor(n / 60.0),
-                 group=torch.tensor(i % 2))  # fmt: skip
+        d = Data(
+            x=torch.randn(n, graph.NUM_FEATURES, generator=gen),
+            node_type=torch.randint(0, len(NODE_TYPES), (n,), generator=gen),
+            edge_index=torch.cat([edges, edges.flip(0)], 1),
+            y=torch.tensor(n / 60.0),
+            group=torch.tensor(i % 2),
+        )
         out.append(d)
     return out
 
@@ -72,12 +75,17 @@ def test_fit_trains_on_the_device_asked_for_and_returns_a_cpu_model(device):
     data = _synthetic()
     torch.manual_seed(0)
     model = default_gnn("learned")
-    hist = fit(model, data, data, TrainConfig(epochs=30, batch_size=16, lr=5e-3, patience=30,
-                                              seed=1, device=device))  # fmt: skip
+    hist = fit(
+        model,
+        data,
+        data,
+        TrainConfig(epochs=30, batch_size=16, lr=5e-3, patience=30, seed=1, device=device),
+    )
     assert all(p.device.type == "cpu" for p in model.parameters())
     assert hist.train_loss[-1] < hist.train_loss[0]
-    acc = pairwise_accuracy(predict(model, data), [float(d.y) for d in data],
-                            [int(d.group) for d in data])  # fmt: skip
+    acc = pairwise_accuracy(
+        predict(model, data), [float(d.y) for d in data], [int(d.group) for d in data]
+    )
     assert acc > 0.8
 
 
@@ -101,8 +109,8 @@ def test_fit_stops_on_a_non_finite_loss(conv_candidates):
 def test_predict_candidates_matches_graph_by_graph_prediction(conv_candidates):
     import numpy as np
 
-    from tvm_gnn.graph import FeaturizerConfig
-    from tvm_gnn.train import predict_candidates
+    from tvm_gnn.cost_models.gnn import predict_candidates
+    from tvm_gnn.nn.schema import FeaturizerConfig
 
     _, cands = conv_candidates
     torch.manual_seed(0)
@@ -143,7 +151,8 @@ def test_ranking_losses():
     # one pair per group: the weighted mean of a single pair is that pair's loss
     one = torch.tensor([0, 0, 0, 1, 1])
     assert ranking_loss(scores[3:], y[3:], one[3:], 0.0, "lambdarank").item() == pytest.approx(
-        math.log1p(math.exp(2.0)))
+        math.log1p(math.exp(2.0))
+    )
     with pytest.raises(ValueError, match="unknown loss"):
         ranking_loss(scores, y, group, 0.0, "listnet")
     with pytest.raises(ValueError, match="unknown loss"):

@@ -12,17 +12,42 @@ def test_tune_tiny_network_end_to_end(tmp_path):
     # an earlier run killed in this folder: MetaSchedule would append to its database, and its
     # budgets.json would pass for this run's
     work.mkdir()
-    stale = {"database_tuning_record.json": "stale record\n",
-             "budgets.json": json.dumps({"compile_version": 2, "budgets": {"4": {}}})}
+    stale = {
+        "database_tuning_record.json": "stale record\n",
+        "budgets.json": json.dumps({"compile_version": 2, "budgets": {"4": {}}}),
+    }
     for name, text in stale.items():
         (work / name).write_text(text)
     proc = subprocess.run(
-        [sys.executable, "-m", "tvm_gnn.cli", "tune", "--network", "tiny_cnn", "--trials", "12",
-         "--trials-per-iter", "2", "--population", "64", "--cost-model", "gnn", "--repeats", "3",
-         "--num-cores", "2",
-         "--work-dir", str(work), "--budgets", "4", "12"],
-        capture_output=True, text=True, timeout=1200,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "tvm_gnn.cli",
+            "tune",
+            "--network",
+            "tiny_cnn",
+            "--trials",
+            "12",
+            "--trials-per-iter",
+            "2",
+            "--population",
+            "64",
+            "--cost-model",
+            "gnn",
+            "--repeats",
+            "3",
+            "--num-cores",
+            "2",
+            "--work-dir",
+            str(work),
+            "--budgets",
+            "4",
+            "12",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "output matches PyTorch" in proc.stdout
     log = json.loads((work / "tune_log.json").read_text())
@@ -37,7 +62,7 @@ def test_tune_tiny_network_end_to_end(tmp_path):
     assert (work / "database_tuning_record.json").stat().st_size > 0
     assert log["profile_seconds"]  # MetaSchedule's profiler scopes, e.g. the cost model's
     # which weights the GNN started from: the shipped file, named by its hash
-    from tvm_gnn.cost_model import PRETRAINED
+    from tvm_gnn.resources import PRETRAINED
 
     assert log["weights"]["path"] == str(PRETRAINED) and len(log["weights"]["sha256"]) == 64
     assert "resnet18" not in log["weights"]["train_networks"]
@@ -48,8 +73,10 @@ def test_tune_tiny_network_end_to_end(tmp_path):
     assert sorted(budgets) == ["12", "4"] and budgets["4"]["records"] == 4
     # 4 trials reach at most 2 of the 6 tasks: the rest of the network runs unscheduled
     assert budgets["4"]["untuned_functions"] >= 4 and budgets["12"]["untuned_functions"] == 0
-    assert all(0 < b["latency_ms_median"] < 100 and len(b["latency_ms_runs"]) == 3
-               for b in budgets.values())  # fmt: skip
+    assert all(
+        0 < b["latency_ms_median"] < 100 and len(b["latency_ms_runs"]) == 3
+        for b in budgets.values()
+    )
     assert "after 4 trials:" in proc.stdout and "after 12 trials:" in proc.stdout
     # the killed run's files were set aside, untouched, and not mixed into this run
     (aside,) = work.glob("previous-*")
@@ -57,11 +84,14 @@ def test_tune_tiny_network_end_to_end(tmp_path):
     records = (work / "database_tuning_record.json").read_text().splitlines()
     assert len(records) == 12 and "stale record" not in records
     # head to head: runs' networks compiled, checked, then timed in turn (here one run twice)
-    code = ("import json, sys; from tvm_gnn.tune_network import head_to_head; "
-            "print(json.dumps(head_to_head({'a': sys.argv[1], 'b': sys.argv[1]}, 12, rounds=3, "
-            "progress=False)))")  # fmt: skip
-    proc = subprocess.run([sys.executable, "-c", code, str(work)], capture_output=True,
-                          text=True, timeout=600)  # fmt: skip
+    code = (
+        "import json, sys; from tvm_gnn.tune.budgets import head_to_head; "
+        "print(json.dumps(head_to_head({'a': sys.argv[1], 'b': sys.argv[1]}, 12, rounds=3, "
+        "progress=False)))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(work)], capture_output=True, text=True, timeout=600
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     times = json.loads(proc.stdout.strip().splitlines()[-1])
     assert sorted(times) == ["a", "b"] and all(len(t) == 3 for t in times.values())
@@ -72,8 +102,10 @@ _MISMATCH = """
 import sys
 
 import pytest
-from tvm_gnn import networks, tune_network
-from tvm_gnn.sampling import target_from
+from tvm_gnn.measure import networks
+from tvm_gnn.tune import compile as tune_compile
+from tvm_gnn.tune import network as tune_network
+from tvm_gnn.measure.sampling import target_from
 
 real_to_relax = networks.to_relax
 
@@ -88,7 +120,7 @@ try:
     tune_network.tune_network("tiny_cnn", "random", 6, target_from("llvm", 2), sys.argv[1],
                               trials_per_iter=1, repeats=1, progress=False,
                               strategy="replay-trace")
-except tune_network.OutputMismatchError as err:
+except tune_compile.OutputMismatchError as err:
     print("MISMATCH:", err)
     sys.exit(3)
 """
@@ -97,23 +129,44 @@ except tune_network.OutputMismatchError as err:
 def test_output_mismatch_fails_loudly(tmp_path):
     # In a child process: MetaSchedule's logger setup chokes on pytest's nameless log handlers
     # (tvm/s_tir/meta_schedule/logging.py formats every handler name, and theirs is None).
-    proc = subprocess.run([sys.executable, "-c", _MISMATCH, str(tmp_path)], capture_output=True,
-                          text=True, timeout=1200)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", _MISMATCH, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert proc.returncode == 3, proc.stdout[-2000:] + proc.stderr[-3000:]
     assert "differs from PyTorch" in proc.stdout and "max abs diff" in proc.stdout
 
 
 def test_unknown_network_is_a_usage_error():
-    proc = subprocess.run([sys.executable, "-m", "tvm_gnn.cli", "tune", "--network", "lenet"],
-                          capture_output=True, text=True)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "tvm_gnn.cli", "tune", "--network", "lenet"],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2 and "unknown network 'lenet'" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
 def test_budget_beyond_the_trials_is_a_usage_error():
-    proc = subprocess.run([sys.executable, "-m", "tvm_gnn.cli", "tune", "--network", "tiny_cnn",
-                           "--trials", "8", "--budgets", "4", "16"],
-                          capture_output=True, text=True)  # fmt: skip
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tvm_gnn.cli",
+            "tune",
+            "--network",
+            "tiny_cnn",
+            "--trials",
+            "8",
+            "--budgets",
+            "4",
+            "16",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2 and "--budgets [16] exceed --trials 8" in proc.stderr
     assert "Traceback" not in proc.stderr
 
@@ -123,8 +176,11 @@ def test_cuda_without_a_gpu_is_a_usage_error():
 
     if tvm.cuda(0).exist:
         pytest.skip("a CUDA device is present: --target cuda is valid here")
-    proc = subprocess.run([sys.executable, "-m", "tvm_gnn.cli", "tune", "--network", "tiny_cnn",
-                           "--target", "cuda"], capture_output=True, text=True)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "tvm_gnn.cli", "tune", "--network", "tiny_cnn", "--target", "cuda"],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2 and "no CUDA device is present" in proc.stderr
     assert "Traceback" not in proc.stderr
 
@@ -132,8 +188,8 @@ def test_cuda_without_a_gpu_is_a_usage_error():
 def test_weights_provenance_names_the_weights_where_a_model_uses_them():
     import hashlib
 
-    from tvm_gnn.cost_model import PRETRAINED
-    from tvm_gnn.tune_network import weights_provenance
+    from tvm_gnn.resources import PRETRAINED
+    from tvm_gnn.tune.network import weights_provenance
 
     assert weights_provenance("xgb") is None and weights_provenance("random") is None
     info = weights_provenance("xgb-pretrained")  # trains on the weights' training networks

@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 
 import tvm_gnn
-from tvm_gnn import _walk, graph
+from tvm_gnn.featurize import _walk, graph
 
 from .conftest import add_one, matmul4
 
 
 def _pure_walk_module():
-    path = Path(tvm_gnn.__file__).parent / "_walk.py"
+    path = Path(tvm_gnn.__file__).parent / "featurize" / "_walk.py"
     spec = importlib.util.spec_from_file_location("tvm_gnn_walk_pure", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -2,31 +2,36 @@
 """tvm_gnn: a graph-neural-network cost model for Apache TVM MetaSchedule.
 
 Importing the package is cheap: torch and PyTorch Geometric load only when a model is used, so
-MetaSchedule's build workers (which import :mod:`tvm_gnn.builder`) start fast.
+MetaSchedule's build workers (which import :mod:`tvm_gnn.measure.builder`) start fast.
 
 Public entry points
 -------------------
-- :class:`tvm_gnn.cost_model.GNNModel`: the MetaSchedule cost model.
-- :func:`tvm_gnn.builder.make_builder`: a LocalBuilder that works on machines where the default
-  one times out.
-- :func:`tvm_gnn.graph.featurize`: lowered TIR to a ``torch_geometric.data.Data`` graph.
+- :class:`tvm_gnn.GNNModel` (:mod:`tvm_gnn.cost_models.gnn`): the MetaSchedule cost model.
+- :func:`tvm_gnn.make_builder` (:mod:`tvm_gnn.measure.builder`): a LocalBuilder that works on
+  machines where the default one times out.
+- :func:`tvm_gnn.featurize.featurize`: TIR to a ``torch_geometric.data.Data`` graph.
+
+Layers, each importing only from the ones below it (``pyproject.toml``'s import-linter
+contract): ``cli``; ``tune`` and ``evaluate``; ``collect`` and ``train``; ``cost_models``;
+``dataset``; ``featurize``; ``measure``; ``nn`` (no ``tvm``); and the shared modules
+``errors``, ``costs``, ``atomic``, ``progress``, ``report`` and ``resources``.
 """
 
 __version__ = "0.1.0"
 
-#: Cost models that ``tvm-gnn tune`` and ``tvm-gnn tune-network`` can search with (here, not in
-#: :mod:`tvm_gnn.tune`, so that the command line parses without loading TVM).
-COST_MODELS = ("gnn", "xgb", "xgb-pretrained", "random")
+from .cost_models import COST_MODELS  # noqa: E402 - cheap: names only
+
+__all__ = ["COST_MODELS", "GNNModel", "make_builder"]
 
 
 def __getattr__(name):
     # Lazy re-exports, so that ``import tvm_gnn`` does not import torch.
     if name == "GNNModel":
-        from .cost_model import GNNModel
+        from .cost_models.gnn import GNNModel
 
         return GNNModel
     if name == "make_builder":
-        from .builder import make_builder
+        from .measure.builder import make_builder
 
         return make_builder
     raise AttributeError(f"module 'tvm_gnn' has no attribute {name!r}")

@@ -1,6 +1,10 @@
 # Licensed under the Apache License, Version 2.0.
-"""Error types shared across modules (importing this module imports nothing heavy)."""
+"""Error types shared across layers (importing this module imports nothing)."""
 
 
 class CheckpointError(ValueError):
     """A checkpoint file is missing, corrupt or incompatible."""
+
+
+class EvaluationError(Exception):
+    """A setting that makes an evaluation meaningless (leaked networks, missing data)."""

@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from . import atomic
 
 
 def markers(name: str) -> tuple[str, str]:
@@ -34,12 +35,9 @@ def write_section(path, name: str, body: str, title: str = "") -> None:
         text = text[: text.index(begin)] + block + text[text.index(end) + len(end) :]
     else:
         text = text.rstrip() + ("\n\n" if text.strip() else "") + block + "\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
+    atomic.write_text(path, text)
 
 
 def write_json(path, obj) -> None:
     """``obj`` as indented JSON at ``path`` (folders created): the numbers beside a section."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(obj, indent=1) + "\n")
+    atomic.write_json(path, obj)

@@ -1,0 +1,54 @@
+# Licensed under the Apache License, Version 2.0.
+"""Files that land whole: every writer of the package writes aside and renames.
+
+A process killed mid-write leaves the previous file (or none), never a cut one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+
+@contextlib.contextmanager
+def atomic_open(path, mode: str = "w", encoding: str | None = None):
+    """Open a temporary file beside ``path``; when the block ends without an error, flush it to
+    disk and rename it to ``path``. On an error (Ctrl-C included) the temporary file is removed
+    and ``path`` is untouched. Folders are created."""
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_open writes whole files: mode 'w' or 'wb', got {mode!r}")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, mode, encoding=encoding if mode == "w" else None) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 is not what a saved file should have
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_text(path, text: str) -> None:
+    """``text`` (UTF-8) at ``path``, atomically."""
+    with atomic_open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def write_bytes(path, data: bytes) -> None:
+    """``data`` at ``path``, atomically."""
+    with atomic_open(path, "wb") as f:
+        f.write(data)
+
+
+def write_json(path, obj, indent: int = 1) -> None:
+    """``obj`` as indented JSON at ``path``, atomically."""
+    write_text(path, json.dumps(obj, indent=indent) + "\n")

@@ -1,0 +1,80 @@
+# Licensed under the Apache License, Version 2.0.
+"""What every command shares: the usage error, argument types and target options."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+
+class UsageError(Exception):
+    """A mistake in the command line or its inputs; printed without a traceback."""
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def device(text: str) -> str:
+    """An argparse type: a torch device this machine has (torch loads only when given)."""
+    from ..nn.training import check_device
+
+    try:
+        check_device(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    return text
+
+
+def number_in(low: float, high: float, *, low_open: bool = True, high_open: bool = False):
+    """An argparse type: a finite float in the interval from ``low`` to ``high``."""
+    span = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number in {span}, got {text!r}") from None
+        above = low < value if low_open else low <= value
+        below = value < high if high_open else value <= high
+        if not (above and below and math.isfinite(value)):
+            raise argparse.ArgumentTypeError(f"expected a number in {span}, got {text}")
+        return value
+
+    return parse
+
+
+fraction = number_in(0.0, 1.0)
+
+
+def workload_name(text: str) -> str:
+    from ..measure.workloads import WORKLOADS
+
+    if text not in WORKLOADS:
+        raise argparse.ArgumentTypeError(
+            f"unknown workload {text!r}; choose one of {', '.join(sorted(WORKLOADS))}"
+        )
+    return text
+
+
+def target_args(p) -> None:
+    """``--target`` and ``--num-cores``, for the commands that build for a target."""
+    p.add_argument(
+        "--target",
+        default="llvm",
+        help="TVM target: 'llvm' (this CPU), 'cuda' (the GPU present, its limits read "
+        "from the device), a tag such as nvidia/nvidia-h100, or any target "
+        "string or JSON TVM accepts (default: llvm)",
+    )
+    p.add_argument(
+        "--num-cores",
+        type=positive_int,
+        default=None,
+        help="cores for an llvm target (default: all)",
+    )

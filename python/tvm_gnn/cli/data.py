@@ -1,0 +1,238 @@
+# Licensed under the Apache License, Version 2.0.
+"""``tvm-gnn collect``, ``pack``, ``unpack`` and ``dataset-stats``: measure the dataset, keep
+it."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from ..measure.runner import SEARCH_POPULATION
+from .common import UsageError, positive_int, target_args
+
+logger = logging.getLogger("tvm_gnn")
+
+
+# -- collect -------------------------------------------------------------------------------------
+def network_names(values: list[str]) -> list[str]:
+    from ..measure.networks import HELD_OUT, NETWORKS, SYNTHETIC
+
+    real = [n for n in NETWORKS if n != "tiny_cnn"]
+    names = []
+    for v in values:
+        if v == "all":
+            names += real + list(SYNTHETIC)
+        elif v == "held-out":
+            names += list(HELD_OUT)
+        elif v == "training":
+            names += [n for n in real if n not in HELD_OUT] + list(SYNTHETIC)
+        elif v == "synthetic":
+            names += list(SYNTHETIC)
+        elif v in NETWORKS or v in SYNTHETIC:
+            names.append(v)
+        else:
+            raise UsageError(
+                f"unknown network {v!r}; choose from "
+                f"{', '.join([*NETWORKS, *SYNTHETIC])}, or all, held-out, training, "
+                "synthetic"
+            )
+    return list(dict.fromkeys(names))
+
+
+def cmd_collect(args) -> int:
+    """Measure candidates of real networks' tasks into MetaSchedule JSON databases (resumable)."""
+    import json
+
+    from ..collect import CollectConfig, collect_network
+    from ..measure.runner import MeasureConfig, make_runner
+    from ..measure.sampling import target_from
+
+    networks = network_names(args.network)
+    target = target_from(args.target, args.num_cores)
+    cfg = CollectConfig(
+        trials_per_task=args.trials_per_task,
+        uniform_fraction=args.uniform_fraction,
+        batch_size=args.batch_size,
+        seed=args.seed,
+        max_tasks=args.max_tasks,
+        population=args.population,
+    )
+    measure = MeasureConfig(
+        number=args.number,
+        repeat=args.repeat,
+        min_repeat_ms=args.min_repeat_ms,
+        cache_flush=args.cache_flush,
+    )
+    runner = (
+        make_runner(measure, args.rpc_tracker, args.rpc_key, args.rpc_workers)
+        if args.rpc_tracker
+        else None
+    )
+    failed = []
+    for net in networks:
+        try:
+            summary = collect_network(
+                net,
+                args.out,
+                target,
+                cfg,
+                measure,
+                runner=runner,
+                rpc_key=args.rpc_key if args.rpc_tracker else None,
+            )
+        except (UsageError, ValueError):
+            raise
+        except Exception:  # noqa: BLE001 - one broken network must not stop the others
+            logger.exception("collecting %s failed; continuing with the next network", net)
+            failed.append(net)
+            continue
+        print(json.dumps(summary), flush=True)
+    if failed:
+        print(f"tvm-gnn collect: failed networks: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_pack(args) -> int:
+    """Gzip the raw collected databases into the committed dataset folder."""
+    from ..dataset import pack
+
+    written = pack(args.raw, args.out, force=args.force)
+    print(f"packed {len(written)} changed database files into {args.out}")
+    return 0
+
+
+def cmd_unpack(args) -> int:
+    """Gunzip the committed dataset into the raw folder, so collection resumes from it."""
+    from ..dataset import unpack
+
+    written = unpack(args.data, args.raw)
+    print(f"unpacked {len(written)} database files into {args.raw}")
+    return 0
+
+
+def cmd_dataset_stats(args) -> int:
+    """Print per-network counts, latency range and shared workloads of a dataset (markdown)."""
+    from ..dataset import stats, stats_markdown
+
+    print(stats_markdown(stats(args.data)))
+    return 0
+
+
+def _collect_parser(sub) -> None:
+    p = sub.add_parser(
+        "collect",
+        help="measure real network tasks into JSON databases",
+        description=cmd_collect.__doc__,
+    )
+    p.add_argument(
+        "--network",
+        nargs="+",
+        default=["all"],
+        help="networks and synthetic operator families (tvm_gnn.networks: NETWORKS, "
+        "SYNTHETIC), or all, held-out, training (the networks not held out, and "
+        "the synthetic families), synthetic (default: all)",
+    )
+    p.add_argument("--out", default="data", help="dataset root (default: data)")
+    p.add_argument(
+        "--trials-per-task",
+        type=positive_int,
+        default=48,
+        help="valid measured candidates per task; failed builds and runs are kept as "
+        "failures but do not count (default: 48)",
+    )
+    p.add_argument(
+        "--uniform-fraction",
+        type=float,
+        default=0.5,
+        help="share sampled uniformly from the design space; the rest comes from "
+        "evolutionary search (default: 0.5)",
+    )
+    p.add_argument(
+        "--population",
+        type=positive_int,
+        default=SEARCH_POPULATION,
+        help="population of that evolutionary search; smaller is faster and less "
+        f"thorough (default: {SEARCH_POPULATION}, MetaSchedule's)",
+    )
+    p.add_argument(
+        "--batch-size",
+        type=positive_int,
+        default=16,
+        help="candidates per build/run batch, committed together (default: 16)",
+    )
+    p.add_argument(
+        "--max-tasks",
+        type=positive_int,
+        default=None,
+        help="only the first N tasks of each network",
+    )
+    p.add_argument(
+        "--number", type=positive_int, default=3, help="runs per measurement (default: 3)"
+    )
+    p.add_argument(
+        "--repeat", type=positive_int, default=1, help="measurements per candidate (default: 1)"
+    )
+    p.add_argument(
+        "--min-repeat-ms",
+        type=int,
+        default=40,
+        help="minimum time of one measurement in ms (default: 40)",
+    )
+    p.add_argument("--cache-flush", action="store_true", help="flush the CPU cache between runs")
+    p.add_argument(
+        "--rpc-tracker",
+        default=None,
+        metavar="HOST:PORT",
+        help="measure on devices registered with this TVM RPC tracker",
+    )
+    p.add_argument("--rpc-key", default=None, help="device key at the RPC tracker")
+    p.add_argument(
+        "--rpc-workers",
+        type=positive_int,
+        default=1,
+        help="devices measured in parallel through RPC (default: 1)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="sampling and search seed (default: 0)")
+    target_args(p)
+    p.set_defaults(func=cmd_collect)
+
+
+def _pack_parser(sub) -> None:
+    p = sub.add_parser(
+        "pack", help="gzip raw collected databases into data/", description=cmd_pack.__doc__
+    )
+    p.add_argument("--raw", default="data_raw", help="collect's output (default: data_raw)")
+    p.add_argument("--out", default="data", help="compressed dataset root (default: data)")
+    p.add_argument(
+        "--force", action="store_true", help="replace packed databases even with smaller ones"
+    )
+    p.set_defaults(func=cmd_pack)
+
+
+def _unpack_parser(sub) -> None:
+    p = sub.add_parser(
+        "unpack",
+        help="gunzip data/ into data_raw/ before resuming collection",
+        description=cmd_unpack.__doc__,
+    )
+    p.add_argument("--data", default="data", help="compressed dataset root (default: data)")
+    p.add_argument("--raw", default="data_raw", help="collect's output folder (default: data_raw)")
+    p.set_defaults(func=cmd_unpack)
+
+
+def _dataset_stats_parser(sub) -> None:
+    p = sub.add_parser(
+        "dataset-stats",
+        help="counts and latency ranges of a dataset",
+        description=cmd_dataset_stats.__doc__,
+    )
+    p.add_argument("--data", default="data", help="dataset root, raw or packed (default: data)")
+    p.set_defaults(func=cmd_dataset_stats)
+
+
+def add_parsers(sub) -> None:
+    _collect_parser(sub)
+    _pack_parser(sub)
+    _unpack_parser(sub)
+    _dataset_stats_parser(sub)

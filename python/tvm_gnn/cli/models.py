@@ -1,0 +1,320 @@
+# Licensed under the Apache License, Version 2.0.
+"""``tvm-gnn train`` and ``tvm-gnn eval``: train the GNN, and compare it with TVM's cost models."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from ..nn.schema import NUM_BASE_FEATURES, NUM_FEATURES, FeaturizerConfig
+from .common import UsageError, device, fraction, number_in, positive_int
+
+
+# -- train / eval --------------------------------------------------------------------------------
+def train_featurizer(args):
+    """The ``FeaturizerConfig`` that ``tvm-gnn train`` builds its graphs with, from its options."""
+    return FeaturizerConfig(reuse=args.reuse_features)
+
+
+def cmd_train(args) -> int:
+    """Train the GNN on the dataset's training networks (held-out networks are never read)."""
+    from ..nn import checkpoint
+    from ..nn.training import TrainConfig
+    from ..train import plot_history, train_on_dataset
+
+    config = TrainConfig(
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        mse_weight=args.mse_weight,
+        loss=args.loss,
+        patience=args.patience,
+        label_noise=args.label_noise,
+        seed=args.seed,
+        device=args.device,
+    )
+    overrides = {
+        "topk": not args.no_topk,
+        "topk_at": args.topk_at,
+        "pool_ratio": args.pool_ratio,
+        "hidden": args.hidden,
+        "norm": not args.no_norm,
+        "num_features": NUM_FEATURES if args.reuse_features else NUM_BASE_FEATURES,
+    }
+    snapshot = None
+    if args.records_of:
+        snapshot = checkpoint.read_info(args.records_of).get("train_records")
+        if not snapshot:
+            raise UsageError(
+                f"{args.records_of} does not record how many records it was "
+                "trained on (trained before `train_records` existed)"
+            )
+    run = train_on_dataset(
+        args.data,
+        hardware=args.hardware,
+        held_out=args.held_out,
+        featurizer=train_featurizer(args),
+        embedding=args.embedding,
+        gnn_overrides=overrides,
+        config=config,
+        val_fraction=args.val_fraction,
+        cache_dir=args.cache_dir,
+        progress=not args.quiet,
+        snapshot=snapshot,
+    )
+    checkpoint.save(args.out, run.model, run.featurizer, run.info)
+    plot = args.plot or str(args.out).rsplit(".", 1)[0] + "-loss.png"
+    plot_history(
+        run.history,
+        plot,
+        title=f"{Path(args.out).name}: {run.info['train_graphs']} "
+        f"training programs, {', '.join(run.info['train_networks'])}",
+    )
+    i = run.info
+    print(
+        f"trained on {', '.join(i['train_networks'])} ({i['hardware']}): {i['train_graphs']} "
+        f"programs / {i['train_workloads']} workloads; validation {i['val_graphs']} / "
+        f"{i['val_workloads']}"
+    )
+    acc, top1 = (
+        i[k][i["best_epoch"]] if i[k] else float("nan") for k in ("val_pairwise_acc", "val_top1")
+    )
+    print(
+        f"best epoch {i['best_epoch'] + 1} of {len(i['train_loss'])}: validation pairwise "
+        f"accuracy {acc:.4f}, top-1 {top1:.4f}; training took {i['train_seconds']:.1f} s"
+    )
+    print(f"wrote {args.out} and {plot}")
+    return 0
+
+
+#: The section of the results document that ``tvm-gnn eval --out`` rewrites.
+RESULTS_SECTION = "tvm-gnn eval"
+
+
+def cmd_eval(args) -> int:
+    """Rank the held-out networks' measured programs with the GNN and TVM's cost models."""
+    from ..cost_models.mlp_fixes import reproducible_arithmetic
+
+    reproducible_arithmetic()  # before any matrix product: the GNN rows run first
+    from .. import atomic, dataset
+    from ..errors import EvaluationError
+    from ..evaluate import evaluate, markdown, plot
+    from ..report import write_section
+    from ..resources import PRETRAINED
+
+    hardware = dataset.resolve_hardware(args.data, args.hardware)
+    checkpoints = {
+        "gnn": args.gnn or str(PRETRAINED),
+        "gnn-learned-emb": args.gnn_learned_emb or f"models/{hardware}/gnn-learned-emb.pt",
+        "gnn-no-topk": args.gnn_no_topk or f"models/{hardware}/gnn-no-topk.pt",
+    }
+    for name in args.models:
+        if name in checkpoints and not Path(checkpoints[name]).exists():
+            raise UsageError(
+                f"no checkpoint {checkpoints[name]} for {name}; train one with "
+                f"`tvm-gnn train` or leave {name} out of --models"
+            )
+    try:
+        res = evaluate(
+            args.data,
+            checkpoints,
+            hardware=hardware,
+            held_out=args.held_out,
+            models=args.models,
+            seed=args.seed,
+            progress=not args.quiet,
+        )
+    except EvaluationError as err:
+        raise UsageError(str(err)) from None
+    table = markdown(res)
+    print(table)
+    if args.out:
+        write_section(args.out, RESULTS_SECTION, table, title="Results")
+        print(f"wrote the tables into {args.out}")
+    if args.plot:
+        plot(res, args.plot)
+        print(f"wrote {args.plot}")
+    if args.json:
+        atomic.write_json(args.json, res)
+    return 0
+
+
+def _train_parser(sub) -> None:
+    from ..measure.networks import HELD_OUT
+
+    p = sub.add_parser(
+        "train",
+        help="train the GNN on the dataset's training networks",
+        description=cmd_train.__doc__,
+    )
+    p.add_argument("--data", default="data", help="dataset root, raw or packed (default: data)")
+    p.add_argument(
+        "--hardware", default=None, help="hardware folder to train on (default: the only one)"
+    )
+    p.add_argument(
+        "--held-out",
+        nargs="+",
+        default=list(HELD_OUT),
+        help=f"networks never trained on (default: {' '.join(HELD_OUT)})",
+    )
+    p.add_argument("--out", default="models/gnn.pt", help="checkpoint (default: models/gnn.pt)")
+    p.add_argument(
+        "--plot", default=None, help="loss-curve PNG (default: the checkpoint's name + -loss.png)"
+    )
+    p.add_argument(
+        "--embedding",
+        choices=("fasttext", "learned"),
+        default="fasttext",
+        help="node-type embedding (default: fasttext, frozen)",
+    )
+    p.add_argument("--no-topk", action="store_true", help="no TopK pooling (ablation)")
+    p.add_argument(
+        "--topk-at",
+        choices=("every", "last"),
+        default="last",
+        help="TopK pooling once after the last message-passing layer, or after every "
+        "one (default: last)",
+    )
+    p.add_argument(
+        "--pool-ratio",
+        type=fraction,
+        default=0.8,
+        help="share of nodes each TopK pooling keeps, in (0, 1] (default: 0.8)",
+    )
+    p.add_argument(
+        "--no-norm", action="store_true", help="no feature / layer normalization (ablation)"
+    )
+    p.add_argument(
+        "--reuse-features",
+        action="store_true",
+        help="fill and read the buffer accesses' footprint and reuse columns of the "
+        "node features (experimental: the shipped weights do without; the "
+        "featurizer takes ~9%% longer; docs/featurizer.md)",
+    )
+    p.add_argument(
+        "--hidden", type=positive_int, default=32, help="message-passing width (default: 32)"
+    )
+    p.add_argument("--epochs", type=positive_int, default=60, help="at most (default: 60)")
+    p.add_argument(
+        "--patience",
+        type=positive_int,
+        default=12,
+        help="epochs without validation gain before stopping (default: 12)",
+    )
+    p.add_argument(
+        "--batch-size", type=positive_int, default=32, help="graphs per step (default: 32)"
+    )
+    p.add_argument(
+        "--lr",
+        type=number_in(0.0, math.inf, high_open=True),
+        default=3e-3,
+        help="Adam learning rate (default: 3e-3)",
+    )
+    p.add_argument(
+        "--mse-weight",
+        type=number_in(0.0, math.inf, low_open=False, high_open=True),
+        default=0.5,
+        help="weight of the regression term beside the pairwise ranking "
+        "loss; 0 for ranking alone (default: 0.5)",
+    )
+    p.add_argument(
+        "--loss",
+        choices=("ranknet", "lambdarank"),
+        default="ranknet",
+        help="pairwise ranking term: ranknet weighs every pair of a workload alike, "
+        "lambdarank weighs each by the NDCG change of swapping it, so the fast end "
+        "of the ranking counts most (default: ranknet; the shipped weights use "
+        "lambdarank, chosen on the validation split: docs/results.md)",
+    )
+    p.add_argument(
+        "--label-noise",
+        metavar="SIGMA",
+        default=0.0,
+        type=number_in(0.0, math.inf, low_open=False, high_open=True),
+        help="standard deviation of a measured log latency (benchmarks/noise_ceiling.py "
+        "estimates it): each pair's target becomes the probability that its "
+        "faster-measured program is truly faster, so pairs measured within the "
+        "noise count less (default: 0, every pair certain)",
+    )
+    p.add_argument(
+        "--val-fraction",
+        type=number_in(0.0, 1.0, high_open=True),
+        default=0.15,
+        help="share of training workloads held out for early stopping (default: 0.15)",
+    )
+    p.add_argument(
+        "--records-of",
+        metavar="CHECKPOINT",
+        default=None,
+        help="train only on the records CHECKPOINT was trained on (the first lines of "
+        "each training network's record file, as many as it had then): retrains "
+        "it after the dataset grew (default: every record)",
+    )
+    p.add_argument(
+        "--cache-dir",
+        default=".cache/graphs",
+        help="featurized-graph cache (default: .cache/graphs)",
+    )
+    p.add_argument(
+        "--seed", type=int, default=0, help="split, initialization and shuffling seed (default: 0)"
+    )
+    p.add_argument(
+        "--device",
+        default="cpu",
+        type=device,
+        help="torch device to train on: cpu, whose weights repeat bit for bit under "
+        "--seed, or cuda (a GPU), whose runs differ in the last bits from run to "
+        "run because CUDA adds in no fixed order (default: cpu)",
+    )
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_train)
+
+
+def _eval_parser(sub) -> None:
+    from ..evaluate.run import MODELS
+    from ..measure.networks import HELD_OUT
+
+    p = sub.add_parser(
+        "eval", help="compare cost models on the held-out networks", description=cmd_eval.__doc__
+    )
+    p.add_argument("--data", default="data", help="dataset root, raw or packed (default: data)")
+    p.add_argument("--hardware", default=None, help="hardware folder (default: the only one)")
+    p.add_argument(
+        "--held-out",
+        nargs="+",
+        default=list(HELD_OUT),
+        help=f"networks evaluated (default: {' '.join(HELD_OUT)})",
+    )
+    p.add_argument(
+        "--models",
+        nargs="+",
+        choices=MODELS,
+        default=list(MODELS),
+        help="models to compare (default: all)",
+    )
+    p.add_argument("--gnn", default=None, help="GNN checkpoint (default: the shipped weights)")
+    p.add_argument(
+        "--gnn-learned-emb",
+        default=None,
+        help="learned-embedding GNN (default: models/HARDWARE/gnn-learned-emb.pt)",
+    )
+    p.add_argument(
+        "--gnn-no-topk",
+        default=None,
+        help="GNN without TopK pooling (default: models/HARDWARE/gnn-no-topk.pt)",
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        help="markdown file whose generated block gets the tables (e.g. docs/results.md)",
+    )
+    p.add_argument("--plot", default=None, help="bar-plot PNG")
+    p.add_argument("--json", default=None, help="all numbers as JSON")
+    p.add_argument("--seed", type=int, default=0, help="baseline training seed (default: 0)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_eval)
+
+
+def add_parsers(sub) -> None:
+    _train_parser(sub)
+    _eval_parser(sub)

@@ -1,0 +1,223 @@
+# Licensed under the Apache License, Version 2.0.
+"""``tvm-gnn demo`` and ``tvm-gnn tune``: tune with a cost model and report what it found."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ..cost_models import COST_MODELS
+from ..measure.runner import SEARCH_POPULATION
+from .common import UsageError, positive_int, target_args, workload_name
+
+
+# -- demo ----------------------------------------------------------------------------------------
+def cmd_demo(args) -> int:
+    """Tune one workload with GNNModel and with XGBModel on the same budget; print both bests."""
+    from ..measure import workloads
+    from ..measure.sampling import target_from
+    from ..tune.workload import tune_tir
+
+    target = target_from(args.target, args.num_cores)
+    mod = workloads.get(args.workload)
+    print(f"tvm-gnn demo: {args.workload} on {target.kind.name}, {args.trials} trials per model")
+    rows = []
+    for kind in args.models:
+        start = time.perf_counter()
+        with tempfile.TemporaryDirectory(prefix=f"tvm_gnn_demo_{kind}_") as work_dir:
+            _, progress = tune_tir(
+                mod,
+                target,
+                work_dir,
+                max_trials=args.trials,
+                cost_model=kind,
+                num_trials_per_iter=args.trials_per_iter,
+                seed=args.seed,
+                desc=kind,
+                checkpoint=args.checkpoint if kind == "gnn" else None,
+            )
+        rows.append((kind, progress.best, progress.errors, time.perf_counter() - start))
+    print()
+    print(f"{'cost model':<12}{'best latency':>16}{'failed trials':>16}{'tuning time':>14}")
+    for kind, best, errors, secs in rows:
+        print(f"{kind:<12}{best * 1e3:>13.4f} ms{errors:>16}{secs:>12.1f} s")
+    return 0
+
+
+def cmd_tune(args) -> int:
+    """Tune a network end to end, check its output against PyTorch, report its latency."""
+    from ..errors import EvaluationError
+    from ..measure.networks import NETWORKS
+    from ..measure.sampling import target_from
+    from ..tune.budgets import latency_at_budgets
+    from ..tune.compile import OutputMismatchError
+    from ..tune.network import tune_network
+
+    if args.network not in NETWORKS:
+        raise UsageError(f"unknown network {args.network!r}; choose one of {', '.join(NETWORKS)}")
+    target = target_from(args.target, args.num_cores)
+    if args.cache_flush and target.kind.name != "llvm":
+        raise UsageError(f"--cache-flush flushes the CPU cache; target {target.kind.name} has none")
+    bad = [b for b in args.budgets or [] if b > args.trials]
+    if bad:
+        raise UsageError(f"--budgets {bad} exceed --trials {args.trials}")
+    if args.cost_model == "xgb-pretrained" and not Path(args.data).is_dir():
+        raise UsageError(f"xgb-pretrained trains on the dataset, and {args.data} is not a folder")
+    work_dir = args.work_dir or f"tune_runs/{args.network}-{args.cost_model}-{args.trials}"
+    try:
+        res = tune_network(
+            args.network,
+            args.cost_model,
+            args.trials,
+            target,
+            work_dir,
+            seed=args.seed,
+            checkpoint=args.checkpoint,
+            data=args.data,
+            trials_per_iter=args.trials_per_iter,
+            repeats=args.repeats,
+            cache_flush=args.cache_flush,
+            population=args.population,
+        )
+        print(
+            f"{res.network} ({res.cost_model}, {res.trials} trials): end-to-end "
+            f"{res.latency_ms_median:.3f} ms (median of {len(res.latency_ms_runs)}), output "
+            f"matches PyTorch; tuning took {res.tuning_seconds:.0f} s; log: {res.log_path}"
+        )
+        if args.budgets:
+            at = latency_at_budgets(work_dir, args.budgets, repeats=args.repeats)
+            for b, r in sorted(at.items()):
+                note = (
+                    f" ({r['untuned_functions']} functions not tuned yet)"
+                    if r["untuned_functions"]
+                    else ""
+                )
+                print(f"  after {b} trials: {r['latency_ms_median']:.3f} ms{note}")
+    except OutputMismatchError as err:
+        print(f"tvm-gnn tune: OUTPUT MISMATCH: {err}", file=sys.stderr)
+        return 1
+    except EvaluationError as err:  # xgb-pretrained: the dataset lacks the GNN's records
+        raise UsageError(str(err)) from None
+    return 0
+
+
+def _demo_parser(sub) -> None:
+    p = sub.add_parser(
+        "demo",
+        help="tune a built-in workload with GNNModel and XGBModel",
+        description=cmd_demo.__doc__,
+    )
+    p.add_argument(
+        "--workload",
+        type=workload_name,
+        default="resnet18_conv2d",
+        help="built-in workload (default: resnet18_conv2d, ResNet-18's 3x3 conv2d)",
+    )
+    p.add_argument(
+        "--trials",
+        type=positive_int,
+        default=128,
+        help="measured trials per cost model (default: 128)",
+    )
+    p.add_argument(
+        "--trials-per-iter",
+        type=positive_int,
+        default=32,
+        help="candidates measured per search iteration (default: 32)",
+    )
+    p.add_argument(
+        "--models",
+        nargs="+",
+        choices=COST_MODELS,
+        default=["gnn", "xgb"],
+        help="cost models to compare (default: gnn xgb)",
+    )
+    p.add_argument("--checkpoint", default=None, help="GNN weights to start from")
+    p.add_argument("--seed", type=int, default=0, help="search and model seed (default: 0)")
+    target_args(p)
+    p.set_defaults(func=cmd_demo)
+
+
+def _tune_parser(sub) -> None:
+    p = sub.add_parser(
+        "tune",
+        help="tune a whole network, check it against PyTorch, time it",
+        description=cmd_tune.__doc__,
+    )
+    p.add_argument(
+        "--network",
+        required=True,
+        help="network name (resnet18, mobilenet_v2, inception_v3, ... see "
+        "tvm_gnn.networks; tiny_cnn for a quick run)",
+    )
+    p.add_argument(
+        "--cost-model",
+        choices=COST_MODELS,
+        default="gnn",
+        help="cost model guiding the search: gnn (shipped weights), xgb (TVM's "
+        "default, from scratch), xgb-pretrained (XGBModel first trained on the "
+        "GNN's training records), random (default: gnn)",
+    )
+    p.add_argument(
+        "--trials",
+        type=positive_int,
+        default=200,
+        help="measured trials over all tasks (default: 200)",
+    )
+    p.add_argument(
+        "--trials-per-iter",
+        type=positive_int,
+        default=32,
+        help="candidates measured per search iteration (default: 32)",
+    )
+    p.add_argument(
+        "--population",
+        type=positive_int,
+        default=SEARCH_POPULATION,
+        help="evolutionary search population; smaller is faster per iteration and "
+        f"searches less (default: {SEARCH_POPULATION}, MetaSchedule's)",
+    )
+    p.add_argument("--checkpoint", default=None, help="GNN weights to start from")
+    p.add_argument(
+        "--data",
+        default="data",
+        help="dataset that --cost-model xgb-pretrained trains on (default: data)",
+    )
+    p.add_argument(
+        "--budgets",
+        nargs="+",
+        type=positive_int,
+        default=None,
+        help="also compile, check and time the network as it stood after each of these "
+        "many trials (written to WORK_DIR/budgets.json)",
+    )
+    p.add_argument(
+        "--repeats",
+        type=positive_int,
+        default=10,
+        help="timed runs of the compiled network; the median is reported (default: 10)",
+    )
+    p.add_argument(
+        "--work-dir",
+        default=None,
+        help="where the database and tune_log.json go (default: "
+        "tune_runs/NETWORK-MODEL-TRIALS); an earlier run's files there are "
+        "moved to WORK_DIR/previous-TIME/, never mixed into this run",
+    )
+    p.add_argument(
+        "--cache-flush",
+        action="store_true",
+        help="time every candidate cold, the CPU cache flushed before each of 10 runs, "
+        "as kernels run inside a network (default: MetaSchedule's warm timing, "
+        "3 runs in a row on cached data); see docs/tuning.md",
+    )
+    p.add_argument("--seed", type=int, default=0, help="search and model seed (default: 0)")
+    target_args(p)
+    p.set_defaults(func=cmd_tune)
+
+
+def add_parsers(sub) -> None:
+    _demo_parser(sub)
+    _tune_parser(sub)

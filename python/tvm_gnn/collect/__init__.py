@@ -1,0 +1,35 @@
+# Licensed under the Apache License, Version 2.0.
+"""``tvm-gnn collect``: measure candidate schedules of real network tasks into MetaSchedule
+databases.
+
+For each task of a network, ``trials_per_task`` candidates are measured:
+
+1. a ``uniform_fraction`` of them sampled uniformly from MetaSchedule's design space (random
+   decisions, post-processed), which covers the slow end of the latency range;
+2. the rest proposed by MetaSchedule's evolutionary search (guided by XGBModel), which covers the
+   fast end;
+3. if the task is still short, ``EXHAUST_DRAWS`` more uniform draws: they measure the programs the
+   search missed, or, finding none unrecorded, mark the design space exhausted (a small space's
+   search keeps re-proposing recorded programs and never proves it is done).
+
+Records go into one standard JSON database per network and hardware
+(``OUT/<hardware>/<network>/database_*.json``, loadable by ``ms.database.JSONDatabase``), committed
+after every measured batch. Killed at any point and run again with the same arguments, it resumes:
+measured records are never lost, and never recorded twice: uniform samples are deterministic and
+skipped when already recorded, and a program the evolutionary search proposes again is measured but
+not recorded (:func:`tvm_gnn.collect.records._commit_new_class`).
+"""
+
+from .config import CollectConfig, provenance
+from .network import collect_network
+from .task import EVOLUTION_ROUNDS, EXHAUST_DRAWS, collect_task, unrecorded_draws
+
+__all__ = [
+    "EVOLUTION_ROUNDS",
+    "EXHAUST_DRAWS",
+    "CollectConfig",
+    "collect_network",
+    "collect_task",
+    "provenance",
+    "unrecorded_draws",
+]

@@ -1,0 +1,91 @@
+# Licensed under the Apache License, Version 2.0.
+"""Collecting one network: its tasks, its manifest and provenance, then each task in turn."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .. import atomic
+from ..dataset import dbfile
+from ..dataset.layout import read_exhausted
+from ..measure.hardware import hardware_name
+from ..measure.runner import MeasureConfig, make_runner
+from .config import CollectConfig, provenance
+from .records import _existing
+from .task import collect_task
+
+
+def collect_network(
+    network: str,
+    out_root,
+    target,
+    cfg: CollectConfig,
+    measure: MeasureConfig,
+    runner=None,
+    rpc_key=None,
+    tasks=None,
+    progress: bool = True,
+) -> dict:
+    """Collect one network's tasks into ``out_root/<hardware>/<network>/``.
+
+    ``tasks``, if given, is a list of ``(name, mod, weight)`` used instead of extracting the
+    network's tasks (tests use a small program this way).
+    """
+    import tvm_ffi
+    from tqdm import tqdm
+
+    from ..measure.builder import make_builder
+
+    folder = Path(out_root) / hardware_name(target, rpc_key) / network
+    folder.mkdir(parents=True, exist_ok=True)
+    problems = dbfile.repair(folder)
+    if tasks is None:
+        from ..measure.networks import extract_tasks
+
+        tasks = [
+            (t.task_name, t.dispatched[0], int(t.weight)) for t in extract_tasks(network, target)
+        ]
+    if cfg.max_tasks is not None:
+        tasks = tasks[: cfg.max_tasks]
+    manifest = [
+        {"name": n, "shash": str(tvm_ffi.structural_hash(m)), "weight": w} for n, m, w in tasks
+    ]
+    atomic.write_json(folder / "tasks.json", manifest)
+    log = folder / "provenance.jsonl"
+    with open(log, "a") as f:
+        f.write(json.dumps(provenance(target, measure, cfg, rpc_key)) + "\n")
+    existing = _existing(folder)  # per task, counted before any of them runs: tasks are distinct
+    counts = existing[0]
+    exhausted = read_exhausted(folder)
+    total = sum(
+        max(0, cfg.trials_per_task - counts.get(t["shash"], 0))
+        for t in manifest
+        if t["shash"] not in exhausted
+    )
+    builder = make_builder(timeout_sec=measure.build_timeout_sec)
+    runner = runner or make_runner(measure)
+    summary = {
+        "network": network,
+        "folder": str(folder),
+        "tasks": len(tasks),
+        "measured": 0,
+        "failed": 0,
+        "repeats_not_recorded": 0,
+        "corrupt_lines_skipped": len(problems),
+    }
+    from tvm.s_tir import meta_schedule as ms
+
+    db = ms.database.JSONDatabase(work_dir=str(folder))
+    with tqdm(total=total, desc=network, unit="rec", disable=not progress) as bar:
+        for i, (name, mod, _) in enumerate(tasks):
+            got = collect_task(
+                name, mod, folder, target, cfg, builder, runner, bar, i, db, existing
+            )
+            summary["measured"] += got["measured"]
+            summary["failed"] += got["failed"]
+            summary["repeats_not_recorded"] += got["repeats"]
+    scan = dbfile.read_records(folder)
+    summary["records"] = len(scan.records)
+    summary["invalid_latencies_rejected"] = len(scan.invalid_latency)
+    return summary

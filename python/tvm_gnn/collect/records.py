@@ -1,0 +1,146 @@
+# Licensed under the Apache License, Version 2.0.
+"""Recording measured candidates into a network's database, each program once."""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+from ..costs import result_cost
+from ..dataset import dbfile
+from ..measure.hardware import device_type
+
+
+def _trace_key(trace_json) -> str:
+    """One string per trace, whether read from a database line or made by ``TuningRecord.as_json``.
+
+    The two differ in booleans: the JSON TVM writes has ``[1,0]`` where ``as_json`` gives
+    ``[true,false]`` (``Split``'s flags), so booleans are written as integers here.
+    """
+
+    def canonical(x):
+        if isinstance(x, bool):
+            return int(x)
+        if isinstance(x, list):
+            return [canonical(v) for v in x]
+        return x
+
+    return json.dumps(canonical(json.loads(json.dumps(trace_json))), separators=(",", ":"))
+
+
+def _existing(folder: Path):
+    """Per workload shash: number of valid records and the set of all records' trace keys.
+
+    A failed record counts as seen (its program is not measured again) but not toward
+    ``trials_per_task``, whose target is valid candidates.
+    """
+    hashes = dbfile.read_workload_hashes(folder)
+    scan = dbfile.read_records(folder)
+    counts: dict[str, int] = {}
+    keys: dict[str, set] = {}
+    for r in scan.records:
+        h = hashes[r.workload]
+        counts[h] = counts.get(h, 0) + (not r.failed)
+        keys.setdefault(h, set()).add(_trace_key(r.trace))
+    return counts, keys, scan
+
+
+def _measure_batch(cands, target, builder, runner):
+    """Build and run candidates; RunnerResults in order (build failures as failed results)."""
+    from tvm.s_tir import meta_schedule as ms
+
+    built = builder.build([ms.builder.BuilderInput(c.sch.mod, target) for c in cands])
+    results = [None] * len(cands)
+    inputs, where = [], []
+    for i, (b, c) in enumerate(zip(built, cands)):
+        if b.error_msg is None:
+            inputs.append(ms.runner.RunnerInput(b.artifact_path, device_type(target), c.args_info))
+            where.append(i)
+        else:
+            results[i] = ms.runner.RunnerResult(run_secs=None, error_msg=b.error_msg)
+    for i, fut in zip(where, runner.run(inputs)):
+        results[i] = fut.result()
+    for b in built:
+        if b.artifact_path:
+            Path(b.artifact_path).unlink(missing_ok=True)
+    return results
+
+
+def _record_key(trace, workload) -> str:
+    """The trace of a candidate as its database line holds it (the key of ``_existing``)."""
+    from tvm.s_tir import meta_schedule as ms
+
+    return _trace_key(ms.database.TuningRecord(trace=trace, workload=workload).as_json()[0])
+
+
+def _commit(db, workload, target, cands, results) -> int:
+    from tvm.s_tir import meta_schedule as ms
+
+    failed = 0
+    for c, r in zip(cands, results):
+        ok = r.error_msg is None and r.run_secs
+        failed += not ok
+        db.commit_tuning_record(
+            ms.database.TuningRecord(
+                trace=c.sch.trace,
+                workload=workload,
+                run_secs=r.run_secs if ok else None,
+                target=target,
+                args_info=c.args_info,
+            )
+        )
+    return failed
+
+
+@functools.cache
+def _commit_new_class():
+    """``CommitNew``, a MetaSchedule measure callback (defined on first use: TVM loads lazily)."""
+    from tvm.ir.utils import derived_object
+    from tvm.s_tir import meta_schedule as ms
+    from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
+
+    @derived_object
+    class CommitNew(PyMeasureCallback):
+        """MetaSchedule's ``AddToDatabase``, less the programs the database already holds.
+
+        A fresh ``EvolutionarySearch`` avoids only what it measured itself (TVM leaves "add
+        records from the database to avoid re-measuring" as a TODO in ``evolutionary_search.cc``),
+        so after the uniform phase, or when a killed collection resumes, it proposes recorded
+        programs again. Their measurements are counted in ``repeats`` and not recorded.
+        """
+
+        def __init__(self, db, workload, target, seen: set, bar=None):
+            self.db, self.workload, self.target, self.bar = db, workload, target, bar
+            self.seen = seen  # record keys (``_record_key``) of the task, shared with the caller
+            self.proposed = self.new = self.failed = self.repeats = 0
+            self.best = float("inf")  # seconds, shown on the bar
+
+        def apply(
+            self, task_scheduler, task_id, measure_candidates, builder_results, runner_results
+        ):
+            self.proposed += len(measure_candidates)
+            new, results = [], []
+            for c, b, r in zip(measure_candidates, builder_results, runner_results):
+                key = _record_key(c.sch.trace, self.workload)
+                if key in self.seen:
+                    self.repeats += 1
+                    continue
+                self.seen.add(key)
+                new.append(c)
+                results.append(
+                    r
+                    if b.error_msg is None
+                    else ms.runner.RunnerResult(run_secs=None, error_msg=b.error_msg)
+                )
+                latency = result_cost(b, r)
+                if latency is not None:
+                    self.best = min(self.best, latency)
+            self.failed += _commit(self.db, self.workload, self.target, new, results)
+            self.new += len(new)
+            if self.bar is not None:
+                self.bar.update(len(new))
+                if self.best < float("inf"):
+                    self.bar.set_postfix(best=f"{self.best * 1e3:.3f} ms", errors=self.failed)
+
+    return CommitNew

@@ -1,0 +1,36 @@
+# Licensed under the Apache License, Version 2.0.
+"""A MetaSchedule cost model by name: what ``tvm-gnn demo`` and ``tvm-gnn tune`` search with."""
+
+from __future__ import annotations
+
+from tvm.s_tir import meta_schedule as ms
+
+from . import COST_MODELS
+
+
+def make_cost_model(
+    kind, *, seed: int = 0, checkpoint=None, num_tuning_cores: int | None = None, data="data"
+):
+    """A cost model by name, or ``kind`` itself if it is one.
+
+    ``gnn``: GNNModel (shipped weights unless ``checkpoint``); ``xgb``: TVM's XGBModel from
+    scratch (TVM's default); ``xgb-pretrained``: XGBModel first trained on the records under
+    ``data`` that the GNN checkpoint was trained on; ``random``: TVM's RandomModel.
+    """
+    if not isinstance(kind, str):
+        return kind
+    if kind == "xgb-pretrained":
+        from .baselines import pretrained_xgb
+
+        return pretrained_xgb(data, checkpoint=checkpoint, seed=seed)
+    if kind == "gnn":
+        from .gnn import GNNModel
+
+        return GNNModel(checkpoint=checkpoint, seed=seed)
+    if kind == "xgb":
+        import os
+
+        return ms.cost_model.XGBModel(num_tuning_cores=num_tuning_cores or os.cpu_count() or 1)
+    if kind == "random":
+        return ms.cost_model.RandomModel(seed=seed)
+    raise ValueError(f"unknown cost model {kind!r}; choose one of {COST_MODELS}")

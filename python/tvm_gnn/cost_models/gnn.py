@@ -1,0 +1,294 @@
+# Licensed under the Apache License, Version 2.0.
+"""``GNNModel``: the GNN as a MetaSchedule cost model (the thin TVM adapter).
+
+It follows the contract of TVM's ``XGBModel``:
+
+- ``predict`` returns one float64 score per candidate; higher is better;
+- random scores until ``num_warmup_samples`` measurements arrived (unless the model starts from
+  trained weights);
+- a failed run costs ``1e10``; a measurement's cost is the median of its run times
+  (:mod:`tvm_gnn.costs`); labels are ``min_cost / cost`` within one workload
+  (``shash2hex(context.mod)``);
+- ``update`` retrains online as measurements arrive;
+- ``save`` -> ``load`` -> ``predict`` gives the same scores.
+
+A candidate that cannot be featurized gets :data:`FAILED_SCORE` and a logged warning: a cost model
+never stops a tuning run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from pathlib import Path
+
+import numpy as np
+import torch
+from tvm.ir.utils import derived_object
+from tvm.s_tir.meta_schedule.cost_model import PyCostModel
+from tvm.s_tir.meta_schedule.utils import shash2hex
+
+from ..costs import FAILED_COST, result_cost
+from ..errors import CheckpointError
+from ..featurize.graph import featurize_batch, featurize_candidates
+from ..nn import checkpoint
+from ..nn.batch import pack_graphs, unpack_graphs
+from ..nn.model import GNN, default_gnn
+from ..nn.schema import NUM_FEATURES, FeaturizerConfig
+from ..nn.training import TrainConfig, fit
+from ..resources import PRETRAINED
+
+logger = logging.getLogger(__name__)
+
+#: Score of a candidate that could not be featurized: below any model output.
+FAILED_SCORE = -1e10
+
+
+#: A trained model retrains online only after at least this many new measurements: a pretrained
+#: model would otherwise retrain after every search round.
+MIN_NEW_SAMPLES = 32
+
+#: Online retraining: a few epochs, a bounded time, so tuning does not wait for the model.
+ONLINE_TRAIN = TrainConfig(epochs=8, batch_size=128, lr=1e-3, patience=8, max_seconds=20.0)
+
+
+def _widen(graphs, path, model):
+    """Online graphs saved by an older featurizer with fewer feature columns, widened to this
+    one's with zeros: only where the model never reads those columns (they would be garbage)."""
+    width = graphs[0].x.shape[1] if graphs else NUM_FEATURES
+    if width == NUM_FEATURES:
+        return graphs
+    if width > NUM_FEATURES or model.config.num_features > width:
+        raise CheckpointError(
+            f"{path}: its online data has {width} feature columns, this featurizer "
+            f"{NUM_FEATURES}, and the model reads {model.config.num_features}"
+        )
+    for g in graphs:
+        g.x = torch.nn.functional.pad(g.x, (0, NUM_FEATURES - width))
+    return graphs
+
+
+def _label_cost(result) -> float:
+    """The cost of a RunnerResult for the online labels (:func:`tvm_gnn.costs.result_cost`), or
+    FAILED_COST for a failed or invalid run."""
+    cost = result_cost(None, result)
+    if cost is None:
+        if result.error_msg is None and result.run_secs:
+            logger.warning(
+                "discarding invalid run times %s (treated as a failed run)",
+                [float(s) for s in result.run_secs],
+            )
+        return FAILED_COST
+    return cost
+
+
+@derived_object
+class GNNModel(PyCostModel):
+    """Graph-neural-network cost model over the TIR of each candidate.
+
+    Parameters
+    ----------
+    checkpoint : str or Path, optional
+        Start from these trained weights (see :mod:`tvm_gnn.nn.checkpoint`) instead of the shipped
+        ones.
+    pretrained : bool
+        Without ``checkpoint``: start from the shipped weights (:data:`PRETRAINED`, default), or
+        from scratch (``False``), scoring randomly until ``num_warmup_samples`` measurements.
+    embedding : {"fasttext", "learned"}
+        Node-type embedding of a model started from scratch (``pretrained=False``).
+    featurizer : FeaturizerConfig, optional
+        How candidates become graphs (for a model started from scratch; a checkpoint brings its
+        own).
+    num_warmup_samples : int
+        Measurements before a from-scratch model's scores are used (XGBModel's default, 100).
+    train_config : TrainConfig, optional
+        Online retraining settings; defaults to :data:`ONLINE_TRAIN`.
+    seed : int
+        Seeds initialization, online training and the warm-up's random scores.
+    predict_batch_size : int
+        Candidates per chunk in ``predict``: one chunk is featurized while the GNN scores the
+        previous one.
+    """
+
+    def __init__(
+        self,
+        *,
+        checkpoint: str | Path | None = None,
+        pretrained: bool = True,
+        embedding: str = "fasttext",
+        featurizer: FeaturizerConfig | None = None,
+        num_warmup_samples: int = 100,
+        train_config: TrainConfig | None = None,
+        seed: int = 0,
+        predict_batch_size: int = 256,
+    ):
+        super().__init__()
+        self.num_warmup_samples = num_warmup_samples
+        self.train_config = train_config or ONLINE_TRAIN
+        self.seed = seed
+        self.predict_batch_size = predict_batch_size
+        self._rng = np.random.default_rng(seed)
+        self.data: dict[str, tuple[list, np.ndarray]] = {}  # workload hash -> (graphs, costs)
+        self.data_size = 0
+        self.last_train_size = 0
+        self.trained = False
+        if checkpoint is None and pretrained:
+            checkpoint = PRETRAINED
+        if checkpoint is not None:
+            self.load(str(checkpoint))
+        else:
+            torch.manual_seed(seed)
+            self.model = default_gnn(embedding)
+            self.featurizer = featurizer or FeaturizerConfig()
+
+    # -- persistence ---------------------------------------------------------------------------
+    def load(self, path: str) -> None:
+        """Load weights, featurizer config and online data from a checkpoint.
+
+        Raises :class:`tvm_gnn.errors.CheckpointError` naming the file if it is missing or
+        corrupt.
+        """
+        self.model, self.featurizer, extra = checkpoint.load(path)
+        self.trained = bool(extra.get("trained", True))
+        self.data = {}
+        for key, entry in extra.get("online_data", {}).items():
+            self.data[key] = (
+                _widen(unpack_graphs(entry["graphs"]), path, self.model),
+                entry["costs"].numpy(),
+            )
+        self.data_size = sum(len(g) for g, _ in self.data.values())
+        self.last_train_size = int(extra.get("last_train_size", self.data_size))
+
+    def save(self, path: str) -> None:
+        """Save weights, config, vocabulary and online data, atomically."""
+        online = {
+            key: {"graphs": pack_graphs(graphs), "costs": torch.from_numpy(costs)}
+            for key, (graphs, costs) in self.data.items()
+        }
+        extra = {
+            "trained": self.trained,
+            "online_data": online,
+            "last_train_size": self.last_train_size,
+        }
+        checkpoint.save(path, self.model, self.featurizer, extra)
+        logger.info("saved GNNModel to %s", path)
+
+    # -- MetaSchedule interface ----------------------------------------------------------------
+    def update(self, context, candidates, results) -> None:
+        """Add measured candidates to the online data and retrain when enough is new."""
+        assert len(candidates) == len(results)
+        if not candidates:
+            return
+        graphs, errors = featurize_candidates(candidates, self.featurizer)
+        if errors:
+            logger.warning(
+                "GNNModel.update: %d candidate(s) not featurized, skipped: %s",
+                len(errors),
+                errors[0],
+            )
+        costs = [_label_cost(r) for r in results]
+        keep = [i for i, g in enumerate(graphs) if g is not None]
+        if not keep:
+            return
+        key = shash2hex(context.mod)
+        old_graphs, old_costs = self.data.get(key, ([], np.zeros(0)))
+        self.data[key] = (
+            old_graphs + [graphs[i] for i in keep],
+            np.concatenate([old_costs, np.array([costs[i] for i in keep])]),
+        )
+        self.data_size += len(keep)
+        if not self.trained and self.data_size < self.num_warmup_samples:
+            return
+        if self.trained and self.data_size - self.last_train_size < max(
+            self.last_train_size / 5, MIN_NEW_SAMPLES
+        ):
+            return  # as XGBModel: retrain once the data grew by a fifth (and by a batch at least)
+        self._retrain()
+
+    def _training_graphs(self):
+        out = []
+        for gid, (graphs, costs) in enumerate(self.data.values()):
+            ok = costs < FAILED_COST
+            if not ok.any():
+                continue
+            labels = np.where(ok, costs[ok].min() / costs, 0.0)
+            for g, y in zip(graphs, labels):
+                g = g.clone()
+                g.y = torch.tensor(float(y))
+                g.group = torch.tensor(gid)
+                out.append(g)
+        return out
+
+    def _retrain(self) -> None:
+        train = self._training_graphs()
+        if not train:
+            return
+        cfg = self.train_config
+        hist = fit(self.model, train, None, dataclasses.replace(cfg, seed=self.seed))
+        self.last_train_size = self.data_size
+        self.trained = True
+        logger.info(
+            "GNNModel retrained on %d graphs in %.1fs (loss %.4f)",
+            len(train),
+            hist.seconds,
+            hist.train_loss[-1],
+        )
+
+    def predict(self, context, candidates) -> np.ndarray:
+        """Score candidates: higher means predicted faster."""
+        n = len(candidates)
+        if n == 0:
+            return np.zeros(0, dtype="float64")
+        if not self.trained:
+            return self._rng.uniform(0.0, 1.0, size=n).astype("float64")
+        scores, errors = predict_candidates(
+            self.model, candidates, self.featurizer, self.predict_batch_size
+        )
+        if errors:
+            logger.warning(
+                "GNNModel.predict: %d candidate(s) not featurized, scored %g: %s",
+                len(errors),
+                FAILED_SCORE,
+                errors[0],
+            )
+        return np.where(np.isnan(scores), FAILED_SCORE, scores)
+
+
+@torch.inference_mode()
+def predict_candidates(model: GNN, candidates, featurizer, chunk: int = 256):
+    """Scores of MetaSchedule candidates, featurizing one chunk while the GNN runs on the last.
+
+    torch releases the GIL inside its kernels, so on two or more cores the Python featurizer and
+    the forward pass overlap. Returns ``(scores, errors)``; failed candidates score NaN.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    model.eval()
+    scores = np.full(len(candidates), np.nan, dtype=np.float64)
+    errors: list[str] = []
+
+    def forward(arrays, idx):
+        if arrays is None:
+            return
+        with torch.inference_mode():  # grad mode is per thread
+            out = model(
+                arrays["x"],
+                arrays["node_type"],
+                arrays["edge_index"],
+                arrays["batch"],
+                arrays["num_graphs"],
+            )
+        scores[idx] = out.numpy()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = None
+        for start in range(0, len(candidates), chunk):
+            arrays, ok, errs = featurize_batch(candidates[start : start + chunk], featurizer)
+            errors += [f"{e} (chunk from {start})" for e in errs]
+            if pending is not None:
+                pending.result()
+            idx = np.asarray(ok, dtype=np.int64) + start
+            pending = pool.submit(forward, arrays, idx)
+        if pending is not None:
+            pending.result()
+    return scores, errors

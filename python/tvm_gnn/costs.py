@@ -1,0 +1,43 @@
+# Licensed under the Apache License, Version 2.0.
+"""What one measured candidate cost: the one rule for online labels, offline labels and tuning
+curves alike.
+
+The cost is the **median** of a measurement's run times. The median, not the mean: one run slowed
+by another process on a shared machine does not move it, and TVM's own XGBModel and MLPModel
+label their training data with the median (``_mean_cost`` in TVM's ``xgb_model.py`` takes the
+median despite its name), so the GNN and its baselines learn from the same numbers. The dataset
+is measured with ``repeat=1`` (one time per record), where median and mean agree.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+#: Cost of a failed build or run, as MetaSchedule's XGBModel and its databases write it.
+FAILED_COST = 1e10
+
+
+def run_cost(run_secs) -> float | None:
+    """The cost in seconds of a measurement with run times ``run_secs``.
+
+    ``None`` for a failure: no run times, MetaSchedule's failure cost among them, or a time that
+    is not a finite positive number.
+    """
+    if not run_secs:
+        return None
+    secs = [float(s) for s in run_secs]
+    if not all(math.isfinite(s) and 0 < s < FAILED_COST for s in secs):
+        return None
+    return float(np.median(secs))
+
+
+def result_cost(builder_result, runner_result) -> float | None:
+    """The cost of one measured MetaSchedule candidate (:func:`run_cost`), ``None`` if its build
+    (``builder_result``, may be ``None``) or run failed."""
+    if builder_result is not None and builder_result.error_msg:
+        return None
+    if runner_result.error_msg:
+        return None
+    return run_cost(runner_result.run_secs)

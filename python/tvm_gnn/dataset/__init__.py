@@ -1,0 +1,55 @@
+# Licensed under the Apache License, Version 2.0.
+"""The measured dataset: database files, layout, records, graphs and their cache, splits, stats.
+
+``from tvm_gnn import dataset`` gives the functions most callers need; each lives in one module:
+:mod:`~.dbfile` (reading and repairing MetaSchedule JSON databases without TVM),
+:mod:`~.layout` (folders, packed or not, snapshots, exhausted workloads), :mod:`~.archive`
+(pack / unpack), :mod:`~.records` (samples and MetaSchedule records), :mod:`~.graphs` (featurized
+and cached), :mod:`~.splits`, :mod:`~.stats`, :mod:`~.groups` (per-workload candidates for cost
+models).
+"""
+
+from .archive import pack, unpack
+from .graphs import CACHE_FORMAT, load_graphs
+from .layout import (
+    DB_FILES,
+    EXHAUSTED_FILE,
+    META_FILES,
+    contents_digest,
+    hardware_names,
+    network_folders,
+    read_exhausted,
+    record_lines,
+    resolve_hardware,
+    snapshot_line,
+    training_networks,
+)
+from .records import Sample, distinct_programs, samples, tuning_records
+from .splits import SPLITS, split
+from .stats import stats, stats_markdown
+
+__all__ = [
+    "CACHE_FORMAT",
+    "DB_FILES",
+    "EXHAUSTED_FILE",
+    "META_FILES",
+    "SPLITS",
+    "Sample",
+    "contents_digest",
+    "distinct_programs",
+    "hardware_names",
+    "load_graphs",
+    "network_folders",
+    "pack",
+    "read_exhausted",
+    "record_lines",
+    "resolve_hardware",
+    "samples",
+    "snapshot_line",
+    "split",
+    "stats",
+    "stats_markdown",
+    "training_networks",
+    "tuning_records",
+    "unpack",
+]

@@ -1,0 +1,98 @@
+# Licensed under the Apache License, Version 2.0.
+"""The dataset as labelled graphs, featurized once and cached on disk per featurizer version."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from ..atomic import atomic_open
+from ..nn.batch import pack_graphs, unpack_graphs
+from ..nn.schema import FeaturizerConfig
+from .layout import contents_digest, network_folders, snapshot_line
+from .records import Sample, distinct_programs
+
+logger = logging.getLogger(__name__)
+
+
+def _featurize_folder(folder: Path, config, max_line: int | None = None):
+    """Graphs (labelled with ``latency``) of one network folder's distinct programs."""
+    import torch
+
+    from ..featurize.graph import featurize
+
+    graphs, kept, skipped = [], [], 0
+    for s, _, cand in distinct_programs(folder, max_line):
+        try:
+            g = featurize(cand.sch.mod, config)
+        except Exception as err:  # noqa: BLE001 - one bad record must not stop the dataset
+            logger.warning("%s line %d not featurized: %s", folder, s.line, err)
+            skipped += 1
+            continue
+        g.latency = torch.tensor(s.latency, dtype=torch.float64)
+        graphs.append(g)
+        kept.append(s)
+    return graphs, kept, skipped
+
+
+#: Bumped when what load_graphs caches changes (2: one sample per distinct program).
+CACHE_FORMAT = 2
+
+
+def load_graphs(
+    root,
+    config=None,
+    cache_dir=".cache/graphs",
+    progress: bool = False,
+    hardware: str | None = None,
+    networks=None,
+    snapshot: dict | None = None,
+):
+    """Graphs of every distinct measured program under ``root``, with :class:`Sample` metadata.
+
+    ``hardware`` and ``networks`` restrict the folders read (default: all; never mix hardware
+    in one training set). ``snapshot`` (``{network: record lines}``, see :func:`record_lines`)
+    reads those networks' record files only up to that line.
+
+    Cached per network folder under ``cache_dir/<featurizer version>/``; a cache is rebuilt when
+    the featurizer version or the database files' contents change.
+    """
+    import torch
+
+    config = config or FeaturizerConfig()
+    folders = [
+        (hw, net, f)
+        for hw, net, f in network_folders(root)
+        if (hardware is None or hw == hardware) and (networks is None or net in networks)
+    ]
+    if progress:
+        from tqdm import tqdm
+
+        folders = tqdm(folders, desc="featurize", unit="network")
+    all_graphs, all_samples = [], []
+    for hw, net, folder in folders:
+        max_line = snapshot_line(folder, snapshot)
+        upto = "" if max_line is None else f"-upto{max_line}"
+        cache = (
+            Path(cache_dir)
+            / f"{config.version()}-d{CACHE_FORMAT}"
+            / hw
+            / f"{net}-{contents_digest(folder)[:12]}{upto}.pt"
+        )
+        if cache.exists():
+            payload = torch.load(cache, weights_only=False)
+            graphs, kept = (
+                unpack_graphs(payload["graphs"]),
+                [Sample(**s) for s in payload["samples"]],
+            )
+            for g, s in zip(graphs, kept):
+                g.latency = torch.tensor(s.latency, dtype=torch.float64)
+        else:
+            graphs, kept, _ = _featurize_folder(folder, config, max_line)
+            with atomic_open(cache, "wb") as f:
+                torch.save(
+                    {"graphs": pack_graphs(graphs), "samples": [s.__dict__ for s in kept]}, f
+                )
+        all_graphs += graphs
+        all_samples += kept
+    return all_graphs, all_samples

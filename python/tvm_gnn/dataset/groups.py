@@ -1,0 +1,85 @@
+# Licensed under the Apache License, Version 2.0.
+"""The dataset as MetaSchedule sees it: per (network, workload), a tuning context and the measured
+candidates with their latencies. What cost models are trained and scored on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import EvaluationError
+from .layout import network_folders, snapshot_line
+from .records import distinct_programs
+
+
+@dataclass
+class Group:
+    """The measured candidates of one workload in one network."""
+
+    network: str
+    shash: str
+    task: str
+    weight: int
+    context: object  # ms.TuneContext of the workload
+    candidates: list = field(default_factory=list)  # ms.MeasureCandidate
+    latencies: list = field(default_factory=list)  # seconds
+
+
+def _folder_target(folder: Path):
+    import tvm
+
+    prov = folder / "provenance.jsonl"
+    if prov.exists():
+        lines = [ln for ln in prov.read_text().splitlines() if ln.strip()]
+        if lines:
+            return tvm.target.Target(json.loads(json.loads(lines[-1])["target"]))
+    return tvm.target.Target({"kind": "llvm", "num-cores": os.cpu_count() or 1})
+
+
+def load_groups(
+    root, hardware: str, networks, progress: bool = False, snapshot: dict | None = None
+) -> list[Group]:
+    """Measured candidates of ``networks`` on ``hardware``, grouped by (network, workload).
+
+    ``snapshot`` (``{network: record lines}``, a checkpoint's ``train_records``) reads those
+    networks' record files only that far: the records a model was trained on.
+    """
+    from tvm.s_tir import meta_schedule as ms
+
+    folders = [
+        (net, f) for hw, net, f in network_folders(root) if hw == hardware and net in set(networks)
+    ]
+    missing = set(networks) - {net for net, _ in folders}
+    if missing:
+        raise EvaluationError(f"no database for {sorted(missing)} under {root}/{hardware}")
+    if progress:
+        from tqdm import tqdm
+
+        folders = tqdm(folders, desc="load records", unit="network")
+    groups: dict[tuple[str, str], Group] = {}
+    for net, folder in folders:
+        target = _folder_target(folder)
+        try:
+            max_line = snapshot_line(folder, snapshot)
+        except ValueError as err:
+            raise EvaluationError(str(err)) from None
+        for s, record, cand in distinct_programs(folder, max_line):
+            key = (net, s.shash)
+            if key not in groups:
+                ctx = ms.TuneContext(
+                    mod=record.workload.mod, target=target, num_threads=os.cpu_count() or 1
+                )
+                groups[key] = Group(net, s.shash, s.task, s.weight, ctx)
+            groups[key].candidates.append(cand)
+            groups[key].latencies.append(s.latency)
+    return list(groups.values())
+
+
+def runner_results(latencies):
+    """MetaSchedule ``RunnerResult`` objects of measured latencies (seconds), one run each."""
+    from tvm.s_tir import meta_schedule as ms
+
+    return [ms.runner.RunnerResult(run_secs=[float(t)], error_msg=None) for t in latencies]

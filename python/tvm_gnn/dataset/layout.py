@@ -1,0 +1,164 @@
+# Licensed under the Apache License, Version 2.0.
+"""Where the measured dataset lives and how a folder of it is read.
+
+Layout (``docs/dataset.md``)::
+
+    <root>/<hardware>/<network>/database_workload.json[.gz]
+                               /database_tuning_record.json[.gz]
+                               /tasks.json          # task name, workload shash, weight
+                               /provenance.jsonl    # one line per collect run
+                               /exhausted.json      # workloads whose design space is measured
+
+``data_raw/`` (uncompressed, where ``tvm-gnn collect`` writes) and ``data/`` (gzip, committed) have
+the same layout.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import logging
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..atomic import atomic_open
+from . import dbfile
+
+logger = logging.getLogger(__name__)
+
+
+DB_FILES = (dbfile.WORKLOAD_FILE, dbfile.RECORD_FILE)
+
+
+META_FILES = ("tasks.json", "provenance.jsonl", "exhausted.json")
+
+
+def network_folders(root) -> Iterator[tuple[str, str, Path]]:
+    """``(hardware, network, folder)`` for every database folder under ``root``."""
+    for folder in sorted(Path(root).glob("*/*")):
+        if folder.is_dir() and any(
+            (folder / f).exists() or (folder / (f + ".gz")).exists() for f in DB_FILES
+        ):
+            yield folder.parent.name, folder.name, folder
+
+
+def contents_digest(folder: Path) -> str:
+    """sha1 over a network folder's database files, plain or gzipped, by name and contents: what
+    the gunzipped copy and the graph cache are keyed by, so a copied or re-cloned dataset keeps
+    them and other contents never reuse them."""
+    stamp = hashlib.sha1()
+    for f in DB_FILES:
+        p = folder / f if (folder / f).exists() else folder / (f + ".gz")
+        stamp.update(f"{p.name}:".encode() + hashlib.sha1(p.read_bytes()).digest())
+    return stamp.hexdigest()
+
+
+def open_db_folder(folder: Path) -> Path:
+    """A folder with plain JSON files: ``folder`` itself, or a cache of its gunzipped files.
+
+    The cache is keyed by the packed files' contents, and each file lands whole (written aside,
+    then renamed), so a run killed while gunzipping or a checkout with other contents never
+    reads a cut or stale copy."""
+    if all((folder / f).exists() for f in DB_FILES):
+        return folder
+    out = Path(tempfile.gettempdir()) / "tvm_gnn_db" / contents_digest(folder)[:16]
+    out.mkdir(parents=True, exist_ok=True)
+    for f in DB_FILES:
+        if (out / f).exists():
+            continue
+        try:
+            with gzip.open(folder / (f + ".gz"), "rb") as src, atomic_open(out / f, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+        except (EOFError, gzip.BadGzipFile) as err:
+            raise ValueError(
+                f"{folder / (f + '.gz')} is not a whole gzip file ({err}); restore it from git"
+            ) from None
+    return out
+
+
+def count_lines(path: Path) -> int:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rb") as f:
+        return sum(1 for _ in f)
+
+
+def record_lines(folder) -> int:
+    """Lines of a network folder's record file (plain or gzipped; 0 without one).
+
+    ``collect`` only ever appends to that file, so its first N lines are a snapshot of the
+    network's records: a model records N per network and is later compared on exactly those.
+    """
+    folder = Path(folder)
+    for name in (dbfile.RECORD_FILE, dbfile.RECORD_FILE + ".gz"):
+        if (folder / name).exists():
+            return count_lines(folder / name)
+    return 0
+
+
+def snapshot_line(folder, snapshot: dict | None) -> int | None:
+    """``max_line`` that reads a network folder as ``snapshot`` (``{network: lines}``) saw it.
+
+    None (the whole file) when the snapshot is None, does not name the folder's network, or the
+    file has not grown since; ValueError when the file is shorter: it is not the data the snapshot
+    was taken of.
+    """
+    lines = (snapshot or {}).get(Path(folder).name)
+    if lines is None:
+        return None
+    have = record_lines(folder)
+    if have < lines:
+        raise ValueError(
+            f"{folder} has {have} record lines, fewer than the {lines} this was "
+            "trained on: a different dataset"
+        )
+    return None if have == lines else int(lines)
+
+
+def hardware_names(root) -> list[str]:
+    """Hardware folders under ``root``."""
+    return sorted({hw for hw, _, _ in network_folders(root)})
+
+
+def resolve_hardware(root, hardware: str | None = None) -> str:
+    """``hardware`` checked against ``root``, or the only hardware folder there.
+
+    Raises ``ValueError`` naming what is there when there is no dataset, several hardware folders
+    and none chosen, or the chosen one is missing.
+    """
+    names = hardware_names(root)
+    if not names:
+        raise ValueError(
+            f"no dataset under {root} (expected HARDWARE/NETWORK/database_*.json "
+            "folders, as `tvm-gnn collect` writes)"
+        )
+    if hardware is None:
+        if len(names) != 1:
+            raise ValueError(f"{root} holds hardware {names}; choose one with --hardware")
+        return names[0]
+    if hardware not in names:
+        raise ValueError(f"no hardware folder {hardware!r} under {root} (found {names})")
+    return hardware
+
+
+def training_networks(root, hardware: str, held_out) -> list[str]:
+    """Networks of ``root/hardware`` that are not in ``held_out``, sorted."""
+    return sorted(
+        {net for hw, net, _ in network_folders(root) if hw == hardware and net not in set(held_out)}
+    )
+
+
+#: Workloads (structural hashes) whose design space was measured completely, so reruns skip them.
+EXHAUSTED_FILE = "exhausted.json"
+
+
+def read_exhausted(folder: Path) -> set:
+    """The workloads (structural hashes) a folder's ``exhausted.json`` lists; empty if none."""
+    path = folder / EXHAUSTED_FILE
+    try:
+        return set(json.loads(path.read_text())) if path.exists() else set()
+    except ValueError:
+        logger.warning("%s is corrupt; searching every task again", path)
+        return set()

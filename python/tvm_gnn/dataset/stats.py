@@ -1,0 +1,83 @@
+# Licensed under the Apache License, Version 2.0.
+"""Per-network counts of a dataset (``tvm-gnn dataset-stats``) and the workloads it shares with
+the held-out networks."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from ..measure.networks import HELD_OUT
+from .layout import network_folders, read_exhausted
+from .records import samples
+
+
+def stats(root, held_out=None) -> dict:
+    """Per-network counts, latency range and workloads shared with the held-out networks.
+
+    A workload under 32 valid records is either short (collection stopped in it, or it predates
+    ``exhausted.json``) or complete with fewer programs than that: ``under_32_exhausted`` counts
+    the latter, the workloads whose design space ``collect`` found no new program in.
+    """
+    held_out = set(held_out or HELD_OUT)
+    nets, by_wl = {}, {}
+    for hw, net, folder in network_folders(root):
+        got, scan = samples(folder)
+        per_wl = {}
+        traces = {r.line: json.dumps(r.trace, separators=(",", ":")) for r in scan.records}
+        distinct = set()
+        for s in got:
+            per_wl[s.shash] = per_wl.get(s.shash, 0) + 1
+            by_wl.setdefault(s.shash, set()).add(net)
+            distinct.add((s.shash, traces[s.line]))
+        lat = np.array([s.latency for s in got]) if got else np.zeros(0)
+        short = {h for h, c in per_wl.items() if c < 32}
+        nets[net] = {
+            "hardware": hw,
+            "tasks": len(json.loads((folder / "tasks.json").read_text()))
+            if (folder / "tasks.json").exists()
+            else 0,
+            "workloads_measured": len(per_wl),
+            "valid": len(got),
+            "distinct": len(distinct),
+            "failed": sum(r.failed for r in scan.records),
+            "invalid_latency": len(scan.invalid_latency),
+            "corrupt_lines": len(scan.problems),
+            "workloads_under_32": len(short),
+            "under_32_exhausted": len(short & read_exhausted(folder)),
+            "min_ms": float(lat.min() * 1e3) if len(lat) else None,
+            "max_ms": float(lat.max() * 1e3) if len(lat) else None,
+        }
+    shared = sorted(h for h, ns in by_wl.items() if ns & held_out and ns - held_out)
+    return {
+        "networks": nets,
+        "distinct_workloads": len(by_wl),
+        "shared_with_held_out": {h: sorted(by_wl[h]) for h in shared},
+    }
+
+
+def stats_markdown(st: dict) -> str:
+    rows = [
+        "| network | hardware | tasks | workloads measured | valid | distinct traces | failed | "
+        "invalid | workloads < 32 valid (exhausted) | latency range (ms) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    tot = {"valid": 0, "distinct": 0, "failed": 0, "invalid_latency": 0}
+    for net, n in st["networks"].items():
+        rng = f"{n['min_ms']:.4f} - {n['max_ms']:.2f}" if n["min_ms"] is not None else "-"
+        rows.append(
+            f"| {net} | {n['hardware']} | {n['tasks']} | {n['workloads_measured']} | "
+            f"{n['valid']} | {n['distinct']} | {n['failed']} | {n['invalid_latency']} | "
+            f"{n['workloads_under_32']} ({n['under_32_exhausted']}) | {rng} |"
+        )
+        for k in tot:
+            tot[k] += n[k]
+    rows.append(
+        f"| **total** | | | {st['distinct_workloads']} distinct | {tot['valid']} | "
+        f"{tot['distinct']} | {tot['failed']} | {tot['invalid_latency']} | | |"
+    )
+    shared = st["shared_with_held_out"]
+    rows += ["", f"Workloads shared between held-out and training networks: {len(shared)}"]
+    rows += [f"- `{h}`: {', '.join(ns)}" for h, ns in shared.items()]
+    return "\n".join(rows)

@@ -1,0 +1,52 @@
+# Licensed under the Apache License, Version 2.0.
+"""What hardware runs a target here, and the dataset folder name it gets (``llvm-amd-epyc-2c``)."""
+
+from __future__ import annotations
+
+import os
+import platform
+from pathlib import Path
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown-cpu"
+
+
+def device_model(target) -> str:
+    """What runs ``target``'s code here: the CPU model for ``llvm``, else the device's own name
+    (``NVIDIA H100 80GB HBM3``), or the target's ``arch`` where no such device is present."""
+    if target.kind.name == "llvm":
+        return cpu_model()
+    import tvm
+
+    dev = tvm.device(target.kind.name, 0)
+    if dev.exist and dev.device_name:
+        return dev.device_name
+    return str(target.attrs.get("arch", "unknown-device"))
+
+
+def _slug(text: str) -> str:
+    """``NVIDIA H100 80GB HBM3`` -> ``nvidia-h100-80gb-hbm3``: runs of other characters become one
+    dash."""
+    return "-".join("".join(c if c.isalnum() else " " for c in text.lower()).split())
+
+
+def hardware_name(target, rpc_key: str | None = None) -> str:
+    """Folder name for one kind of hardware, e.g. ``llvm-amd-epyc-2c``,
+    ``cuda-nvidia-h100-80gb-hbm3`` or ``cuda-rpc-mykey``."""
+    if rpc_key:
+        return f"{target.kind.name}-rpc-{rpc_key}"
+    if target.kind.name == "llvm":
+        cores = int(target.attrs.get("num-cores", os.cpu_count() or 1))
+        return f"llvm-{_slug(cpu_model())}-{cores}c"
+    return f"{target.kind.name}-{_slug(device_model(target))}"
+
+
+def device_type(target) -> str:
+    return "cpu" if target.kind.name == "llvm" else target.kind.name

@@ -1,0 +1,284 @@
+# Licensed under the Apache License, Version 2.0.
+"""Real networks, from their standard PyTorch definitions, imported through TVM's Relax frontend.
+
+Batch 1, float32, random weights (latency does not depend on weight values). The path is the one
+TVM documents: ``torch.export`` -> ``from_exported_program`` -> Relax; MetaSchedule then extracts
+one tuning task per distinct fused operator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .synthetic import SYNTHETIC, synthetic_module
+
+__all__ = [
+    "HELD_OUT",
+    "NETWORKS",
+    "SYNTHETIC",
+    "NetworkSpec",
+    "extract_tasks",
+    "get_torch",
+    "synthetic_module",
+    "to_relax",
+]
+
+#: The held-out networks: never trained on; the GNN is evaluated on them.
+HELD_OUT = ("resnet18", "mobilenet_v2", "inception_v3")
+
+
+@dataclass(frozen=True)
+class NetworkSpec:
+    """How to build one network."""
+
+    build: Callable  # () -> torch.nn.Module
+    input_shape: tuple[int, ...]  # batch 1, NCHW (or token ids for text models)
+
+
+def _tv(name: str, module: str = "", **kwargs):
+    """A torchvision model by name (``module="video"`` for the video models)."""
+
+    def build():
+        import importlib
+
+        models = importlib.import_module("torchvision.models" + (f".{module}" if module else ""))
+        return getattr(models, name)(weights=None, **kwargs)
+
+    return build
+
+
+def _segmentation(name: str):
+    """A torchvision segmentation model, returning its ``"out"`` map (they return a dict)."""
+
+    def build():
+        import torch
+        import torchvision
+
+        class MainOutput(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.model = getattr(torchvision.models.segmentation, name)(
+                    weights=None, weights_backbone=None
+                )
+
+            def forward(self, x):
+                return self.model(x)["out"]
+
+        return MainOutput()
+
+    return build
+
+
+def _transformer_block(
+    width: int = 768, heads: int = 12, norm_first: bool = False, activation: str = "relu"
+):
+    """One transformer encoder layer from torch.nn (BERT-base's by default: 768 wide, 12 heads,
+    4x wide feed-forward)."""
+
+    def build():
+        import torch
+
+        class Block(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layer = torch.nn.TransformerEncoderLayer(
+                    width,
+                    heads,
+                    4 * width,
+                    dropout=0.0,
+                    activation=activation,
+                    batch_first=True,
+                    norm_first=norm_first,
+                )
+
+            def forward(self, x):
+                return self.layer(x)
+
+        return Block()
+
+    return build
+
+
+def _mlp_mixer():
+    """A small MLP-Mixer (Tolstikhin et al. 2021): 16x16 patches of a 224 image (196 tokens),
+    256 channels, 4 layers of token- and channel-mixing MLPs."""
+    from torch import nn
+
+    class MixerLayer(nn.Module):
+        def __init__(self, tokens=196, dim=256):
+            super().__init__()
+            self.norm1, self.norm2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
+            self.token_mlp = nn.Sequential(
+                nn.Linear(tokens, 128), nn.GELU(), nn.Linear(128, tokens)
+            )
+            self.channel_mlp = nn.Sequential(nn.Linear(dim, 1024), nn.GELU(), nn.Linear(1024, dim))
+
+        def forward(self, x):  # x: [B, tokens, dim]
+            x = x + self.token_mlp(self.norm1(x).transpose(1, 2)).transpose(1, 2)
+            return x + self.channel_mlp(self.norm2(x))
+
+    class Mixer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.patch = nn.Conv2d(3, 256, 16, stride=16)
+            self.layers = nn.Sequential(*(MixerLayer() for _ in range(4)))
+            self.head = nn.Linear(256, 1000)
+
+        def forward(self, x):
+            x = self.patch(x).flatten(2).transpose(1, 2)  # [B, 196, 256]
+            return self.head(self.layers(x).mean(dim=1))
+
+    return Mixer()
+
+
+def _lstm():
+    """A two-layer LSTM (512 input, 512 hidden) unrolled over 8 steps with ``nn.LSTMCell``, so
+    the program is its matrix products and gate activations."""
+    import torch
+    from torch import nn
+
+    class Unrolled(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.cells = nn.ModuleList([nn.LSTMCell(512, 512), nn.LSTMCell(512, 512)])
+            self.head = nn.Linear(512, 1000)
+
+        def forward(self, x):  # x: [B, steps, 512]
+            h = [torch.zeros(x.shape[0], 512) for _ in self.cells]
+            c = [torch.zeros(x.shape[0], 512) for _ in self.cells]
+            for t in range(x.shape[1]):
+                inp = x[:, t]
+                for i, cell in enumerate(self.cells):
+                    h[i], c[i] = cell(inp, (h[i], c[i]))
+                    inp = h[i]
+            return self.head(inp)
+
+    return Unrolled()
+
+
+def _dilated_grouped_cnn():
+    """Convolutions the standard networks lack: dilations 2 and 4, 4 and 8 groups, a 5x5 and a
+    1x7 / 7x1 pair, on a 112x112 input."""
+    from torch import nn
+
+    def block(cin, cout, **kw):
+        return [nn.Conv2d(cin, cout, bias=False, **kw), nn.BatchNorm2d(cout), nn.ReLU()]
+
+    return nn.Sequential(
+        *block(3, 32, kernel_size=3, stride=2, padding=1),
+        *block(32, 64, kernel_size=3, padding=2, dilation=2),
+        *block(64, 64, kernel_size=3, padding=4, dilation=4),
+        *block(64, 128, kernel_size=3, stride=2, padding=1, groups=4),
+        *block(128, 128, kernel_size=5, padding=2, groups=8),
+        *block(128, 96, kernel_size=(1, 7), padding=(0, 3)),
+        *block(96, 96, kernel_size=(7, 1), padding=(3, 0)),
+        *block(96, 192, kernel_size=3, stride=2, padding=2, dilation=2, groups=4),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Linear(192, 1000),
+    )
+
+
+def _tiny_cnn():
+    """Two small conv layers and a classifier: a network that tunes in minutes (tests, demos)."""
+    from torch import nn
+
+    return nn.Sequential(
+        nn.Conv2d(3, 8, 3, padding=1),
+        nn.BatchNorm2d(8),
+        nn.ReLU(),
+        nn.Conv2d(8, 8, 3, stride=2, padding=1),
+        nn.ReLU(),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Linear(8, 10),
+    )
+
+
+NETWORKS: dict[str, NetworkSpec] = {
+    # small, for tests and demos (not part of the dataset)
+    "tiny_cnn": NetworkSpec(_tiny_cnn, (1, 3, 16, 16)),
+    # held out
+    "resnet18": NetworkSpec(_tv("resnet18"), (1, 3, 224, 224)),
+    "mobilenet_v2": NetworkSpec(_tv("mobilenet_v2"), (1, 3, 224, 224)),
+    "inception_v3": NetworkSpec(
+        _tv("inception_v3", aux_logits=False, init_weights=False), (1, 3, 299, 299)
+    ),
+    # training
+    "resnet50": NetworkSpec(_tv("resnet50"), (1, 3, 224, 224)),
+    "resnext50": NetworkSpec(_tv("resnext50_32x4d"), (1, 3, 224, 224)),
+    "vgg16": NetworkSpec(_tv("vgg16"), (1, 3, 224, 224)),
+    "densenet121": NetworkSpec(_tv("densenet121"), (1, 3, 224, 224)),
+    "squeezenet": NetworkSpec(_tv("squeezenet1_1"), (1, 3, 224, 224)),
+    "shufflenet_v2": NetworkSpec(_tv("shufflenet_v2_x1_0"), (1, 3, 224, 224)),
+    "mnasnet": NetworkSpec(_tv("mnasnet1_0"), (1, 3, 224, 224)),
+    "efficientnet_b0": NetworkSpec(_tv("efficientnet_b0"), (1, 3, 224, 224)),
+    "googlenet": NetworkSpec(
+        _tv("googlenet", aux_logits=False, init_weights=False), (1, 3, 224, 224)
+    ),
+    "bert_block": NetworkSpec(_transformer_block(), (1, 128, 768)),
+    # training, added for breadth (docs/dataset.md): attention and MLP models of several widths,
+    # lengths and norms, recurrent cells, 3-D, dilated, grouped and large-kernel convolutions
+    "vit_b_16": NetworkSpec(_tv("vit_b_16"), (1, 3, 224, 224)),
+    "convnext_tiny": NetworkSpec(_tv("convnext_tiny"), (1, 3, 224, 224)),
+    "mobilenet_v3_large": NetworkSpec(_tv("mobilenet_v3_large"), (1, 3, 224, 224)),
+    "regnet_y_800mf": NetworkSpec(_tv("regnet_y_800mf"), (1, 3, 224, 224)),
+    "lstm": NetworkSpec(_lstm, (1, 8, 512)),
+    "mlp_mixer": NetworkSpec(_mlp_mixer, (1, 3, 224, 224)),
+    "r3d_18": NetworkSpec(_tv("r3d_18", "video"), (1, 3, 8, 112, 112)),
+    "deeplabv3_mobilenet": NetworkSpec(
+        _segmentation("deeplabv3_mobilenet_v3_large"), (1, 3, 224, 224)
+    ),
+    "swin_t": NetworkSpec(_tv("swin_t"), (1, 3, 224, 224)),
+    "transformer_512_s256": NetworkSpec(
+        _transformer_block(512, 8, norm_first=True, activation="gelu"), (1, 256, 512)
+    ),
+    "transformer_256_s64_b4": NetworkSpec(_transformer_block(256, 4), (4, 64, 256)),
+    "dilated_grouped_cnn": NetworkSpec(_dilated_grouped_cnn, (1, 3, 112, 112)),
+    "alexnet": NetworkSpec(_tv("alexnet"), (1, 3, 224, 224)),
+    "efficientnet_v2_s": NetworkSpec(_tv("efficientnet_v2_s"), (1, 3, 224, 224)),
+    "mnasnet0_5": NetworkSpec(_tv("mnasnet0_5"), (1, 3, 224, 224)),
+    "shufflenet_v2_x2_0": NetworkSpec(_tv("shufflenet_v2_x2_0"), (1, 3, 224, 224)),
+    "wide_resnet50_2": NetworkSpec(_tv("wide_resnet50_2"), (1, 3, 224, 224)),
+    "regnet_x_400mf": NetworkSpec(_tv("regnet_x_400mf"), (1, 3, 224, 224)),
+    "mobilenet_v3_small": NetworkSpec(_tv("mobilenet_v3_small"), (1, 3, 224, 224)),
+    "resnet50_b4": NetworkSpec(_tv("resnet50"), (4, 3, 224, 224)),
+}
+
+
+def get_torch(name: str, seed: int = 0):
+    """``(model, example_input)``: the PyTorch network in eval mode and a random input."""
+    import torch
+
+    if name not in NETWORKS:
+        raise ValueError(f"unknown network {name!r}; choose one of {sorted(NETWORKS)}")
+    spec = NETWORKS[name]
+    torch.manual_seed(seed)
+    model = spec.build().eval()
+    return model, torch.randn(*spec.input_shape)
+
+
+def to_relax(model, example):
+    """Import a PyTorch module into a Relax IRModule, with weights bound as constants."""
+    import torch
+    from tvm import relax
+    from tvm.relax.frontend.torch import from_exported_program
+
+    with torch.no_grad():
+        exported = torch.export.export(model, (example,))
+    mod = from_exported_program(exported, keep_params_as_input=False)
+    # Inference form: batch norms become elementwise ops that fuse into the convolutions.
+    mod = relax.transform.DecomposeOpsForInference()(mod)
+    return relax.get_pipeline("zero")(mod)
+
+
+def extract_tasks(name: str, target):
+    """MetaSchedule tuning tasks of a network or synthetic family for ``target`` (one per distinct
+    fused operator)."""
+    from tvm.s_tir import meta_schedule as ms
+
+    if name in SYNTHETIC:
+        return ms.relax_integration.extract_tasks(synthetic_module(name), target)
+    model, example = get_torch(name)
+    return ms.relax_integration.extract_tasks(to_relax(model, example), target)

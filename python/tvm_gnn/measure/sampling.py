@@ -1,0 +1,88 @@
+# Licensed under the Apache License, Version 2.0.
+"""Sample MetaSchedule candidates of a workload without measuring them.
+
+Candidates are what MetaSchedule's search hands its cost model: random decisions on the design
+space, with the post-processors applied (``ReplayTrace``).
+"""
+
+from __future__ import annotations
+
+
+def target_from(spec: str, num_cores: int | None = None):
+    """A ``tvm.target.Target`` from ``llvm``/``cuda`` or any target string/JSON TVM accepts.
+
+    ``llvm`` is this CPU with ``num_cores`` (default: all). ``cuda`` is the GPU present, with the
+    limits MetaSchedule's GPU rules read (threads and shared memory per block, arch) taken from
+    the device: TVM's plain ``Target("cuda")`` has no such limits and fails inside the search.
+
+    Raises ``ValueError`` (not TVM's error) for a target TVM does not know, and for ``cuda``
+    when no CUDA device is present.
+    """
+    import tvm
+
+    if spec == "llvm":
+        import os
+
+        return tvm.target.Target({"kind": "llvm", "num-cores": num_cores or os.cpu_count() or 1})
+    if spec == "cuda":
+        if not tvm.cuda(0).exist:
+            raise ValueError(
+                "target 'cuda' takes its limits from the GPU, and no CUDA device is "
+                "present; name the GPU instead, e.g. nvidia/nvidia-h100, or give "
+                "a JSON target with max_threads_per_block and "
+                "max_shared_memory_per_block"
+            )
+        return tvm.target.Target.from_device(tvm.cuda(0))
+    try:
+        return tvm.target.Target(spec)
+    except Exception as err:  # noqa: BLE001 - TVM raises its own error types
+        raise ValueError(f"unknown target {spec!r}: {err}") from None
+
+
+def sample_candidates(mod, target, n: int, seed: int = 0, num_threads: int | None = None):
+    """``n`` post-processed random candidates of ``mod`` for ``target``, the same for the same seed.
+
+    The candidates are drawn on one thread: MetaSchedule's ``ReplayTrace`` gives each thread its
+    own random state and hands out candidates to whichever thread is free, so with more threads
+    the same seed gives different candidates from run to run. ``num_threads`` (default: all
+    cores) is the thread count of the returned context, which MetaSchedule's own feature
+    extraction (XGBModel's) uses.
+
+    Returns
+    -------
+    context : TuneContext
+        The tune context (``predict`` and ``update`` of cost models take it).
+    candidates : list[MeasureCandidate]
+    """
+    import os
+
+    from tvm.s_tir import meta_schedule as ms
+
+    sampler = ms.TuneContext(
+        mod=mod,
+        target=target,
+        space_generator="post-order-apply",
+        search_strategy="replay-trace",
+        task_name="sample",
+        num_threads=1,
+        rand_state=seed,
+    )
+    spaces = sampler.generate_design_space()
+    sampler.pre_tuning(
+        max_trials=n,
+        num_trials_per_iter=n,
+        design_spaces=spaces,
+        database=ms.database.MemoryDatabase(),
+        cost_model=ms.cost_model.RandomModel(),
+    )
+    cands = sampler.search_strategy.generate_measure_candidates() or []
+    sampler.post_tuning()
+    ctx = ms.TuneContext(
+        mod=mod,
+        target=target,
+        space_generator="post-order-apply",
+        task_name="sample",
+        num_threads=num_threads or os.cpu_count() or 1,
+        rand_state=seed,
+    )
+    return ctx, list(cands)

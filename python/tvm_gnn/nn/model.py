@@ -1,0 +1,159 @@
+# Licensed under the Apache License, Version 2.0.
+"""The GNN: node-type embedding + numeric features -> 3x GraphConv, TopK pooling -> MLP head.
+
+Imports no ``tvm``: it works on ``torch_geometric`` batches, so it trains and tests offline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Literal
+
+import torch
+from torch import nn
+from torch_geometric.nn import GraphConv, TopKPooling, global_max_pool, global_mean_pool
+
+from .schema import NUM_BASE_FEATURES, NUM_FEATURES
+from .vectors import load_vectors
+from .vocab import NODE_TYPES
+
+EMBEDDINGS = ("fasttext", "learned")
+TOPK_AT = ("every", "last")
+
+
+@dataclass(frozen=True)
+class GNNConfig:
+    """Shape of the network. Stored in every checkpoint."""
+
+    num_node_types: int  # size of the node-type vocabulary (tvm_gnn.nn.vocab.NODE_TYPES)
+    # numeric features per node: the featurizer's first num_features columns (NUM_BASE_FEATURES,
+    # or NUM_FEATURES with the footprint and reuse columns)
+    num_features: int
+    # "fasttext": frozen vectors trained on node-type walks; "learned": a trainable nn.Embedding.
+    embedding: Literal["fasttext", "learned"] = "fasttext"
+    embed_dim: int = 32  # node-type embedding width (the FastText vector size)
+    hidden: int = 32  # width of the message-passing layers (64 halves inference speed)
+    num_layers: int = 3  # GraphConv layers
+    topk: bool = True  # TopKPooling; False keeps every node (ablation)
+    # "last": one TopKPooling, after the last GraphConv, so every message passing sees the whole
+    # program; "every": one after each GraphConv (hierarchical pooling, checkpoints before
+    # topk_at existed). Chosen on the validation split: docs/results.md, "Where TopK pools".
+    topk_at: Literal["every", "last"] = "last"
+    pool_ratio: float = 0.8  # fraction of nodes each TopKPooling keeps
+    head_hidden: int = 64  # width of the MLP head
+    dropout: float = 0.1  # dropout in the head, training only
+    # BatchNorm on the numeric node features and LayerNorm after each message passing: the raw
+    # features sit at very different scales (0/1 flags next to log2 trip counts near 20).
+    norm: bool = True
+
+    def __post_init__(self):
+        if self.embedding not in EMBEDDINGS:
+            raise ValueError(f"unknown embedding {self.embedding!r}; choose one of {EMBEDDINGS}")
+        if self.topk_at not in TOPK_AT:
+            raise ValueError(f"unknown topk_at {self.topk_at!r}; choose one of {TOPK_AT}")
+        if not 0.0 < self.pool_ratio <= 1.0:
+            raise ValueError(f"pool_ratio must be in (0, 1], got {self.pool_ratio}")
+        if self.num_layers < 1:
+            raise ValueError(f"num_layers must be at least 1, got {self.num_layers}")
+        if not 0 < self.num_features <= NUM_FEATURES:
+            raise ValueError(
+                f"num_features must be in 1..{NUM_FEATURES}, the featurizer's "
+                f"columns; got {self.num_features} (more: a newer tvm_gnn's model)"
+            )
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> GNNConfig:
+        d = {"topk_at": "every", **d}  # written before topk_at existed: TopK after every layer
+        known = {f.name for f in fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown GNNConfig fields {sorted(unknown)}")
+        return cls(**d)
+
+
+class GNN(nn.Module):
+    """Predicts a score per graph; higher means a faster program.
+
+    Parameters
+    ----------
+    config : GNNConfig
+        The network's shape.
+    type_vectors : torch.Tensor, optional
+        ``[num_node_types, embed_dim]`` initial node-type vectors (FastText). Frozen when
+        ``config.embedding == "fasttext"``; required then, unless weights are loaded afterwards.
+    """
+
+    def __init__(self, config: GNNConfig, type_vectors: torch.Tensor | None = None):
+        super().__init__()
+        self.config = config
+        c = config
+        self.embed = nn.Embedding(c.num_node_types, c.embed_dim)
+        if type_vectors is not None:
+            if tuple(type_vectors.shape) != (c.num_node_types, c.embed_dim):
+                raise ValueError(
+                    f"type_vectors has shape {tuple(type_vectors.shape)}, "
+                    f"expected {(c.num_node_types, c.embed_dim)}"
+                )
+            with torch.no_grad():
+                self.embed.weight.copy_(type_vectors)
+        self.embed.weight.requires_grad_(c.embedding == "learned")
+        self.norm_in = nn.BatchNorm1d(c.num_features) if c.norm else nn.Identity()
+        self.inp = nn.Linear(c.embed_dim + c.num_features, c.hidden)
+        self.convs = nn.ModuleList(GraphConv(c.hidden, c.hidden) for _ in range(c.num_layers))
+        self.norms = nn.ModuleList(
+            nn.LayerNorm(c.hidden) if c.norm else nn.Identity() for _ in range(c.num_layers)
+        )
+        if not c.topk:
+            self.pool_after = []
+        elif c.topk_at == "last":
+            self.pool_after = [c.num_layers - 1]
+        else:
+            self.pool_after = list(range(c.num_layers))
+        # pools[j] follows convs[pool_after[j]]
+        self.pools = nn.ModuleList(
+            TopKPooling(c.hidden, ratio=c.pool_ratio) for _ in self.pool_after
+        )
+        self.head = nn.Sequential(
+            nn.Linear(2 * c.hidden, c.head_hidden),
+            nn.ReLU(),
+            nn.Dropout(c.dropout),
+            nn.Linear(c.head_hidden, 1),
+        )
+
+    def forward(self, x, node_type, edge_index, batch, num_graphs: int):
+        # x: [N, >= F] float, node_type: [N] long, edge_index: [2, E] long, batch: [N] long
+        x = x[:, : self.config.num_features]  # the featurizer's first F columns
+        h = torch.cat([self.embed(node_type), self.norm_in(x)], dim=-1)  # [N, D + F]
+        h = torch.relu(self.inp(h))  # [N, H]
+        readout = 0
+        for i, conv in enumerate(self.convs):
+            h = torch.relu(self.norms[i](conv(h, edge_index)))  # [N_i, H]
+            if i in self.pool_after:
+                pool = self.pools[self.pool_after.index(i)]
+                h, edge_index, _, batch, _, _ = pool(h, edge_index, batch=batch)
+            mean = global_mean_pool(h, batch, size=num_graphs)  # [B, H]
+            mx = global_max_pool(h, batch, size=num_graphs)  # [B, H]
+            readout = readout + torch.cat([mean, mx], dim=-1)  # [B, 2H]
+        return self.head(readout).squeeze(-1)  # [B]
+
+    def forward_batch(self, data):
+        """Forward on a ``torch_geometric.data.Batch``."""
+        return self(data.x, data.node_type, data.edge_index, data.batch, data.num_graphs)
+
+
+def default_gnn(embedding: str = "fasttext", **overrides) -> GNN:
+    """A freshly initialized GNN; FastText vectors from the package for ``embedding="fasttext"``."""
+    overrides.setdefault("num_features", NUM_BASE_FEATURES)
+    config = GNNConfig(num_node_types=len(NODE_TYPES), embedding=embedding, **overrides)
+    vectors = None
+    if embedding == "fasttext":
+        vectors = torch.from_numpy(load_vectors())
+        if vectors.shape[1] != config.embed_dim:
+            raise ValueError(
+                f"shipped FastText vectors have {vectors.shape[1]} dims, config wants "
+                f"{config.embed_dim}"
+            )
+    return GNN(config, vectors)

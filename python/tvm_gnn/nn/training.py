@@ -1,0 +1,214 @@
+# Licensed under the Apache License, Version 2.0.
+"""Training and batched inference for :class:`tvm_gnn.nn.model.GNN`. Imports no ``tvm``.
+
+:func:`fit` minimizes :func:`tvm_gnn.nn.losses.ranking_loss` with Adam on mini-batches that keep
+each workload's graphs together, early-stopping on validation pairwise accuracy.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from torch_geometric.data import Batch, Data
+
+from .losses import check_loss, ranking_loss
+from .metrics import mean_top1, pairwise_accuracy
+from .model import GNN
+
+
+def check_device(device: str) -> torch.device:
+    """``device`` as a torch device; ValueError when it is unknown or not on this machine."""
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise ValueError(f"unknown device {device!r} (e.g. cpu, cuda, cuda:1)") from None
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(
+            f"device {device!r}: this PyTorch sees no CUDA GPU "
+            f"(torch {torch.__version__}, CUDA build: {torch.version.cuda or 'no'})"
+        )
+    if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
+        raise ValueError(
+            f"device {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)"
+        )
+    if dev.type not in ("cpu", "cuda"):
+        raise ValueError(f"device {device!r}: training runs on cpu or cuda")
+    return dev
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Optimization settings."""
+
+    epochs: int = 60  # passes over the training graphs, at most
+    batch_size: int = 32  # graphs per step (small: a few thousand graphs need many steps)
+    lr: float = 3e-3  # Adam learning rate
+    weight_decay: float = 1e-5  # Adam weight decay
+    mse_weight: float = 0.5  # weight of the regression term next to the ranking term
+    loss: str = "ranknet"  # pairwise term: "ranknet" (pairs alike) or "lambdarank" (NDCG-weighted)
+    label_noise: float = 0.0  # sd of a measured log latency; > 0 softens the pairs' targets
+    patience: int = 12  # epochs without validation improvement before stopping
+    max_seconds: float | None = None  # wall-clock budget (online retraining keeps it small)
+    seed: int = 0  # shuffling and initialization seed
+    # "cpu" (bit-for-bit repeatable under a seed) or "cuda" (docs/benchmarks.md times both; at
+    # this model's size a GPU is no faster than 16 CPU threads). CUDA's scatter kernels add in no
+    # fixed order, so two runs differ in the last bits and then in which epoch early stopping keeps
+    device: str = "cpu"
+
+    def __post_init__(self):
+        check_loss(self.loss)
+        check_device(self.device)
+        if not (math.isfinite(self.label_noise) and self.label_noise >= 0):
+            raise ValueError(f"label_noise must be a finite number >= 0, got {self.label_noise}")
+
+
+@dataclass
+class History:
+    """What :func:`fit` did, epoch by epoch."""
+
+    train_loss: list[float] = field(default_factory=list)
+    val_pairwise_acc: list[float] = field(default_factory=list)
+    val_top1: list[float] = field(default_factory=list)  # metrics.mean_top1 on the validation split
+    best_epoch: int = -1
+    seconds: float = 0.0
+
+
+def _batches(n: int, batch_size: int, rng: np.random.Generator, groups: np.ndarray):
+    """Shuffled mini-batches that keep each group's graphs together where possible.
+
+    Groups are shuffled, then each group's graphs; consecutive runs of batch_size form batches,
+    so most pairs in a batch share a workload (the ranking loss only uses those).
+    """
+    order = []
+    for g in rng.permutation(np.unique(groups)):
+        idx = np.nonzero(groups == g)[0]
+        order.extend(rng.permutation(idx).tolist())
+    return [order[i : i + batch_size] for i in range(0, n, batch_size)]
+
+
+def fit(
+    model: GNN,
+    train: list[Data],
+    val: list[Data] | None = None,
+    config: TrainConfig | None = None,
+    progress: bool = False,
+) -> History:
+    """Train ``model`` in place on ``train``, early-stopping on pairwise accuracy on ``val``.
+
+    Deterministic for a given ``config.seed`` and data order on the CPU. Without ``val``, runs
+    all epochs (or until ``max_seconds``) and keeps the last weights. Trains on
+    ``config.device``; the model comes back on the CPU.
+    """
+    config = config or TrainConfig()
+    if not train:
+        raise ValueError("no training graphs")
+    device = check_device(config.device)
+    torch.manual_seed(config.seed)
+    model.to(device)
+    rng = np.random.default_rng(config.seed)
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.Adam(params, lr=config.lr, weight_decay=config.weight_decay)
+    groups = np.array([int(d.group) for d in train])
+    val_y = [float(d.y) for d in val or []]
+    val_groups = [int(d.group) for d in val or []]
+    hist = History()
+    best_acc, best_state, bad = -math.inf, None, 0
+    start = time.perf_counter()
+    epochs = range(config.epochs)
+    if progress:
+        from tqdm import tqdm
+
+        epochs = tqdm(epochs, desc="train", unit="epoch")
+    for epoch in epochs:
+        hist.train_loss.append(_epoch(model, train, groups, rng, opt, config, device, epoch))
+        if val:
+            val_scores = predict(model, val)
+            acc = pairwise_accuracy(val_scores, val_y, val_groups)
+            hist.val_pairwise_acc.append(acc)
+            hist.val_top1.append(mean_top1(val_scores, val_y, val_groups))
+            if acc > best_acc:
+                best_acc, best_state, bad = acc, copy.deepcopy(model.state_dict()), 0
+                hist.best_epoch = epoch
+            else:
+                bad += 1
+            if progress:
+                epochs.set_postfix(
+                    loss=f"{hist.train_loss[-1]:.4f}",
+                    val_acc=f"{acc:.4f}",
+                    val_top1=f"{hist.val_top1[-1]:.4f}",
+                )
+            if bad >= config.patience:
+                break
+        if config.max_seconds is not None and time.perf_counter() - start > config.max_seconds:
+            break
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    else:
+        hist.best_epoch = len(hist.train_loss) - 1
+    hist.seconds = time.perf_counter() - start
+    model.to("cpu")
+    model.eval()
+    return hist
+
+
+def _epoch(
+    model: GNN, train: list[Data], groups, rng, opt, config: TrainConfig, device, epoch: int
+) -> float:
+    """One pass over ``train`` in mini-batches; the mean training loss."""
+    model.train()
+    total, count = 0.0, 0
+    for idx in _batches(len(train), config.batch_size, rng, groups):
+        batch = Batch.from_data_list([train[i] for i in idx]).to(device)
+        scores = model.forward_batch(batch)
+        loss = ranking_loss(
+            scores, batch.y, batch.group, config.mse_weight, config.loss, config.label_noise
+        )
+        value = float(loss.detach())
+        if not math.isfinite(value):  # NaN weights would be kept as if they were a model
+            raise ValueError(
+                f"training loss is {value} at epoch {epoch + 1}: a non-finite "
+                "feature or label in the batch, or a learning rate too high"
+            )
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        total += value * len(idx)
+        count += len(idx)
+    return total / count
+
+
+@torch.inference_mode()
+def predict(model: GNN, graphs: list[Data], batch_size: int = 1024) -> np.ndarray:
+    """Scores for ``graphs`` (higher is better), batched, on the device the model is on."""
+    model.eval()
+    device = next(model.parameters()).device
+    out = []
+    for i in range(0, len(graphs), batch_size):
+        batch = Batch.from_data_list(graphs[i : i + batch_size]).to(device)
+        out.append(model.forward_batch(batch).cpu().numpy())
+    return np.concatenate(out).astype(np.float64) if out else np.zeros(0, np.float64)
+
+
+def label_graphs(graphs: list[Data], keys: list[str]) -> list[Data]:
+    """Copies of ``graphs`` labelled for :func:`fit`.
+
+    ``y`` is the normalized throughput within the graph's group (``best latency / latency``) and
+    ``group`` an integer id per distinct key (a workload hash). Each graph needs ``latency``.
+    """
+    ids: dict[str, int] = {}
+    best: dict[str, float] = {}
+    for g, k in zip(graphs, keys):
+        ids.setdefault(k, len(ids))
+        best[k] = min(best.get(k, math.inf), float(g.latency))
+    out = []
+    for g, k in zip(graphs, keys):
+        g = g.clone()
+        g.y = torch.tensor(best[k] / float(g.latency), dtype=torch.float32)
+        g.group = torch.tensor(ids[k])
+        out.append(g)
+    return out

@@ -1,0 +1,105 @@
+# Licensed under the Apache License, Version 2.0.
+"""Tuning one workload (``tvm-gnn demo``): MetaSchedule with a working builder, a chosen cost
+model and a progress bar.
+"""
+
+from __future__ import annotations
+
+import math
+
+from tvm.ir.utils import derived_object
+from tvm.s_tir import meta_schedule as ms
+from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
+
+from ..cost_models.factory import make_cost_model
+from ..costs import result_cost
+from ..measure.builder import make_builder
+
+
+@derived_object
+class ProgressCallback(PyMeasureCallback):
+    """Shows measured trials and the best latency so far on a tqdm bar; records the history."""
+
+    def __init__(self, total: int, desc: str = "tune", enabled: bool = True):
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=total, desc=desc, unit="trial", disable=not enabled)
+        self.best = math.inf
+        self.errors = 0
+        self.history: list[float] = []  # best latency (s) after each measured trial
+
+    def apply(self, task_scheduler, task_id, measure_candidates, builder_results, runner_results):
+        for b, r in zip(builder_results, runner_results):
+            lat = result_cost(b, r)
+            if lat is None:
+                self.errors += 1
+            else:
+                self.best = min(self.best, lat)
+            self.history.append(self.best)
+        self.bar.update(len(runner_results))
+        if math.isfinite(self.best):
+            self.bar.set_postfix(best=f"{self.best * 1e3:.3f} ms", errors=self.errors)
+
+    def close(self):
+        self.bar.close()
+
+
+def tune_tir(
+    mod,
+    target,
+    work_dir: str,
+    *,
+    max_trials: int,
+    cost_model="gnn",
+    num_trials_per_iter: int = 32,
+    seed: int = 0,
+    builder=None,
+    runner="local",
+    progress: bool = True,
+    desc: str = "tune",
+    checkpoint=None,
+):
+    """Tune one TIR program with MetaSchedule.
+
+    Parameters
+    ----------
+    mod : IRModule or PrimFunc
+        The program.
+    target : tvm.target.Target
+        Where it runs.
+    work_dir : str
+        MetaSchedule's work directory (its JSON database and logs go there).
+    max_trials : int
+        Measured candidates in total.
+    cost_model : {"gnn", "xgb", "random"} or CostModel
+        Which cost model guides the search.
+    seed : int
+        Seeds the search and the cost model.
+    builder : Builder, optional
+        Defaults to :func:`tvm_gnn.measure.builder.make_builder` (TVM's default times out on
+        small machines).
+
+    Returns
+    -------
+    database : Database
+        The tuning records; ``progress.history`` of the returned ``(database, progress)`` has the
+        best latency after each trial.
+    """
+    model = make_cost_model(cost_model, seed=seed, checkpoint=checkpoint)  # fails before the bar
+    callback = ProgressCallback(max_trials, desc=desc, enabled=progress)
+    try:
+        db = ms.tune_tir(
+            mod=mod,
+            target=target,
+            work_dir=work_dir,
+            max_trials_global=max_trials,
+            num_trials_per_iter=num_trials_per_iter,
+            builder=builder or make_builder(),
+            runner=runner,
+            cost_model=model,
+            measure_callbacks=[*ms.measure_callback.MeasureCallback.create("default"), callback],
+            seed=seed,
+        )
+    finally:
+        callback.close()
+    return db, callback

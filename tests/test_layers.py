@@ -1,0 +1,76 @@
+# Licensed under the Apache License, Version 2.0.
+"""The package's shape: the TVM-free core stays TVM-free, and no file or function grows past what a
+reader takes in at once (issue: a layered package). The layer contract itself is import-linter's
+(``pyproject.toml``), run by ``./build.sh test``."""
+
+import ast
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tvm_gnn
+
+PACKAGE = Path(tvm_gnn.__file__).parent
+MAX_FILE_LINES = 350
+MAX_FUNCTION_LINES = 80
+#: the Cython hot loop: one long function on purpose (a call per node costs ~10% there)
+LONG_ALLOWED = {"featurize/_walk.py"}
+
+
+def _nn_modules() -> list[str]:
+    import tvm_gnn.nn
+
+    return ["tvm_gnn.nn"] + [
+        f"tvm_gnn.nn.{m.name}" for m in pkgutil.iter_modules(tvm_gnn.nn.__path__)
+    ]
+
+
+def test_the_core_loads_neither_tvm_nor_tvm_ffi():
+    modules = _nn_modules()
+    assert {"tvm_gnn.nn.model", "tvm_gnn.nn.training", "tvm_gnn.nn.checkpoint"} <= set(modules)
+    code = (
+        "import importlib, sys\n"
+        f"for m in {modules!r}: importlib.import_module(m)\n"
+        "from tvm_gnn.nn import GNN, default_gnn, fit\n"
+        "default_gnn()\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('tvm', 'tvm_ffi'))\n"
+        "assert not bad, bad\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def _sources():
+    return sorted(p for p in PACKAGE.rglob("*.py") if "resources" not in p.parts)
+
+
+def test_no_file_is_longer_than_a_reader_takes_in():
+    long = {
+        str(p.relative_to(PACKAGE)): n
+        for p in _sources()
+        if (n := len(p.read_text().splitlines())) > MAX_FILE_LINES
+    }
+    assert set(long) <= LONG_ALLOWED, long
+
+
+def _functions(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_function_is_longer_than_a_screen(path):
+    rel = str(path.relative_to(PACKAGE))
+    long = []
+    for fn in _functions(ast.parse(path.read_text())):
+        first = min([fn.lineno] + [d.lineno for d in fn.decorator_list])
+        n = fn.end_lineno - first + 1
+        # the walk, and the parser of one command each (a list of its options)
+        exempt = rel in LONG_ALLOWED or (rel.startswith("cli/") and fn.name.endswith("_parser"))
+        if n > MAX_FUNCTION_LINES and not exempt:
+            long.append(f"{fn.name}: {n} lines")
+    assert not long, long
