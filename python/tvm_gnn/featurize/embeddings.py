@@ -49,26 +49,6 @@ def corpus(candidates_per_workload: int = 48, seed: int = 0, progress: bool = Fa
     return sentences
 
 
-def _train_in_this_process(corpus_path: str, dim: int, epoch: int, out_path: str) -> None:
-    import fasttext
-
-    ft = fasttext.train_unsupervised(
-        corpus_path,
-        model="skipgram",
-        dim=dim,
-        epoch=epoch,
-        lr=0.05,
-        minCount=1,
-        ws=5,
-        minn=2,
-        maxn=5,
-        bucket=50000,
-        thread=1,
-        verbose=0,
-    )
-    np.save(out_path, np.stack([ft.get_word_vector(t) for t in NODE_TYPES]).astype(np.float32))
-
-
 def train_vectors(sentences, dim: int = DEFAULT_DIM, epoch: int = 20) -> np.ndarray:
     """Train FastText skip-gram vectors; return a ``[len(NODE_TYPES), dim]`` float32 array.
 
@@ -86,7 +66,7 @@ def train_vectors(sentences, dim: int = DEFAULT_DIM, epoch: int = 20) -> np.ndar
         corpus_path, out_path = Path(tmp) / "corpus.txt", Path(tmp) / "vectors.npy"
         corpus_path.write_text("\n".join(" ".join(s) for s in sentences) + "\n")
         code = (
-            "import sys; from tvm_gnn.featurize.embeddings import _train_in_this_process as t; "
+            "import sys; from tvm_gnn.nn.vectors import fasttext_vectors as t; "
             "t(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])"
         )
         args = [sys.executable, "-c", code, str(corpus_path), str(dim), str(epoch), str(out_path)]

@@ -42,3 +42,29 @@ def load_vectors(path=VECTORS_PATH) -> np.ndarray:
     if names != list(NODE_TYPES):
         raise ValueError(f"{path} does not list this vocabulary's node types in order")
     return np.array([[float(v) for v in r.split(" ")[1:]] for r in rows], dtype=np.float32)
+
+
+def fasttext_vectors(corpus_path: str, dim: int, epoch: int, out_path: str) -> None:
+    """FastText skip-gram vectors of the node types from a corpus file, saved with ``np.save``.
+
+    Run in a fresh process that has loaded neither TVM nor torch
+    (:func:`tvm_gnn.featurize.embeddings.train_vectors` does): trainings inside one process do
+    not repeat, and beside TVM's libraries FastText returned garbage in a few vectors.
+    """
+    import fasttext
+
+    ft = fasttext.train_unsupervised(
+        corpus_path,
+        model="skipgram",
+        dim=dim,
+        epoch=epoch,
+        lr=0.05,
+        minCount=1,
+        ws=5,
+        minn=2,
+        maxn=5,
+        bucket=50000,
+        thread=1,
+        verbose=0,
+    )
+    np.save(out_path, np.stack([ft.get_word_vector(t) for t in NODE_TYPES]).astype(np.float32))
