@@ -53,8 +53,8 @@ lint() {
     echo "==> ruff check, ruff format --check, lint-imports"
     "$VENV/bin/ruff" check --quiet python tests benchmarks setup.py
     "$VENV/bin/ruff" format --check --quiet python tests benchmarks setup.py
-    (cd python && ../"$VENV/bin/lint-imports" --config ../pyproject.toml --no-cache >/dev/null) \
-        || { (cd python && ../"$VENV/bin/lint-imports" --config ../pyproject.toml --no-cache); exit 1; }
+    (cd python && ../"$VENV/bin/lint-imports" ../pyproject.toml --no-cache >/dev/null) \
+        || { (cd python && ../"$VENV/bin/lint-imports" ../pyproject.toml --no-cache); exit 1; }
 }
 
 cmd=${1:-setup}
