@@ -74,3 +74,11 @@ def test_no_function_is_longer_than_a_screen(path):
         if n > MAX_FUNCTION_LINES and not exempt:
             long.append(f"{fn.name}: {n} lines")
     assert not long, long
+
+
+def test_the_tests_mirror_the_package():
+    tests = Path(__file__).parent
+    folders = {p.name for p in tests.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+    subpackages = {p.parent.name for p in PACKAGE.glob("*/__init__.py")}
+    stages = {p.stem for p in PACKAGE.glob("*.py")}  # a one-module stage (train) may have one too
+    assert folders and folders <= subpackages | stages, folders - subpackages - stages

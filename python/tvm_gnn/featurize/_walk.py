@@ -3,7 +3,7 @@
 
 ``build.sh`` compiles this very file with Cython (``setup.py``); when the extension is missing,
 Python imports the file itself, so the compiled and the pure-Python paths run the same source and
-give identical output (``tests/test_walk.py`` checks it).
+give identical output (``tests/featurize/test_walk.py`` checks it).
 
 The walk emits nodes in pre-order (a parent always precedes its children), so the node-type list
 is also the pre-order walk that the FastText embeddings are trained on.

@@ -15,7 +15,7 @@ from tvm_gnn.nn.schema import FeaturizerConfig
 from tvm_gnn.nn.training import TrainConfig
 from tvm_gnn.tune.workload import tune_tir
 
-from .conftest import matmul64
+from ..conftest import matmul64
 
 FAST = TrainConfig(epochs=2, batch_size=32)
 

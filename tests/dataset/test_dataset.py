@@ -9,7 +9,7 @@ from tvm_gnn import dataset as data
 from tvm_gnn.dataset import dbfile
 from tvm_gnn.nn.schema import FeaturizerConfig
 
-from .conftest import workload_hashes
+from ..conftest import workload_hashes
 
 
 @pytest.fixture(scope="module")

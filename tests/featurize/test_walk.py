@@ -9,7 +9,7 @@ import pytest
 import tvm_gnn
 from tvm_gnn.featurize import _walk, graph
 
-from .conftest import add_one, matmul4
+from ..conftest import add_one, matmul4
 
 
 def _pure_walk_module():

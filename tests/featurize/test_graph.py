@@ -11,7 +11,7 @@ from tvm_gnn.featurize import _walk, graph
 from tvm_gnn.nn import batch, schema
 from tvm_gnn.nn.vocab import NODE_TYPES
 
-from .conftest import add_one, matmul4
+from ..conftest import add_one, matmul4
 
 
 def _types(d):

@@ -15,7 +15,7 @@ from tvm_gnn.collect import CollectConfig, collect_network
 from tvm_gnn.dataset import dbfile
 from tvm_gnn.measure.runner import make_runner
 
-from .conftest import FAST_MEASURE, _db_folder, _tiny_task
+from ..conftest import FAST_MEASURE, _db_folder, _tiny_task
 
 
 def test_records_are_a_loadable_metaschedule_database(small_db):

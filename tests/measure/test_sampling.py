@@ -5,7 +5,7 @@ import tvm
 
 from tvm_gnn.measure.sampling import sample_candidates, target_from
 
-from .conftest import matmul64
+from ..conftest import matmul64
 
 
 def test_llvm_target_counts_the_cores_asked_for():

@@ -9,7 +9,7 @@ from tvm_gnn.nn.model import GNN, GNNConfig, default_gnn
 from tvm_gnn.nn.vectors import load_vectors
 from tvm_gnn.nn.vocab import NODE_TYPES
 
-from .conftest import add_one, matmul4
+from ..conftest import add_one, matmul4
 
 
 def _config(**kw):
@@ -78,7 +78,7 @@ def test_checkpoint_from_before_topk_at_loads_with_its_three_pools():
 
     from tvm_gnn.nn import checkpoint
 
-    old = Path(__file__).resolve().parent.parent / "benchmarks" / "tuning-runs" / "weights"
+    old = Path(__file__).resolve().parents[2] / "benchmarks" / "tuning-runs" / "weights"
     (path,) = old.glob("gnn-*.pt")  # the weights docs/tuning.md's runs used
     model, _, _ = checkpoint.load(path)
     assert model.config.topk_at == "every" and len(model.pools) == 3
