@@ -85,6 +85,17 @@ def small_db(tmp_path_factory, llvm_target):
     return _db_folder(root, "unit")
 
 
+@pytest.fixture(scope="session")
+def packed(small_db, tmp_path_factory):
+    """``small_db`` packed (``tvm-gnn pack``): one network folder of .gz files."""
+    from tvm_gnn import dataset
+
+    out = tmp_path_factory.mktemp("packed")
+    written = dataset.pack(small_db.parent.parent, out)
+    assert len(written) == 2 and all(w.endswith(".gz") for w in written)
+    return out
+
+
 def workload_hashes(folder: Path) -> list[str]:
     import gzip
     import json
@@ -131,3 +142,40 @@ def small_dataset(tmp_path_factory):
     write_subset(data / "resnet50", root / "cpu" / "resnet50", 6, 16, first=two)
     write_subset(data / "resnet18", root / "cpu" / "resnet18", 5, 16, first=two)
     return root
+
+
+def train_cli(root, out, *extra):
+    from tvm_gnn.cli import main
+
+    return main(
+        [
+            "train",
+            "--data",
+            str(root),
+            "--held-out",
+            "resnet18",
+            "--epochs",
+            "2",
+            "--out",
+            str(out),
+            "--cache-dir",
+            str(root / "cache"),
+            "-q",
+            *extra,
+        ]
+    )
+
+
+@pytest.fixture(scope="session")
+def trained(small_dataset, tmp_path_factory):
+    out = tmp_path_factory.mktemp("models")
+    paths = {
+        "gnn": out / "gnn.pt",
+        "gnn-learned-emb": out / "learned.pt",
+        "gnn-no-topk": out / "notopk.pt",
+    }
+    assert train_cli(small_dataset, paths["gnn"], "--seed", "3") == 0
+    assert train_cli(small_dataset, paths["gnn-learned-emb"], "--embedding", "learned") == 0
+    # the reuse columns ride along with an ablation: eval then reads a model that uses them
+    assert train_cli(small_dataset, paths["gnn-no-topk"], "--no-topk", "--reuse-features") == 0
+    return paths

@@ -8,7 +8,7 @@ import torch
 from tvm.script import tirx as T
 
 from tvm_gnn.featurize import _walk, graph
-from tvm_gnn.nn import batch, schema
+from tvm_gnn.nn import schema
 from tvm_gnn.nn.vocab import NODE_TYPES
 
 from ..conftest import add_one, matmul4
@@ -153,18 +153,6 @@ def test_featurize_candidates_reports_failures(conv_candidates):
     )
     assert graphs == [None, None]
     assert len(errors) == 2 and "GraphTooLargeError" in errors[0]
-
-
-def test_pack_unpack_round_trip(conv_candidates):
-    graphs = [graph.featurize(c.sch.mod) for c in conv_candidates[1][:5]] + [
-        graph.featurize(add_one)
-    ]
-    back = batch.unpack_graphs(batch.pack_graphs(graphs))
-    assert len(back) == len(graphs)
-    for a, b in zip(graphs, back):
-        for key in ("x", "node_type", "edge_index", "edge_type"):
-            assert torch.equal(a[key], b[key])
-    assert batch.unpack_graphs(batch.pack_graphs([])) == []
 
 
 def test_featurizer_is_deterministic(conv_candidates):

@@ -1,0 +1,32 @@
+"""Dataset statistics: raw and packed folders agree; exhausted workloads counted apart."""
+
+from tvm_gnn import dataset as data
+
+from ..conftest import workload_hashes
+
+
+def test_stats_raw_and_packed_agree(small_db, packed):
+    raw, pk = data.stats(small_db.parent.parent), data.stats(packed)
+    assert raw == pk
+    unit = raw["networks"]["unit"]
+    assert unit["valid"] == 6 and unit["failed"] == 0 and unit["tasks"] == 1
+    assert unit["workloads_under_32"] == 1 and 0 < unit["min_ms"] <= unit["max_ms"]
+    assert unit["under_32_exhausted"] == 0  # 6 of a 32x32 matmul's many programs: short
+    assert "| unit |" in data.stats_markdown(raw)
+
+
+def test_stats_counts_exhausted_workloads_apart(packed, tmp_path):
+    import json
+    import shutil
+
+    from tvm_gnn.dataset import EXHAUSTED_FILE
+
+    copy = tmp_path / "data"
+    shutil.copytree(packed, copy)
+    (folder,) = copy.glob("*/unit")
+    (shash,) = workload_hashes(folder)
+    (folder / EXHAUSTED_FILE).write_text(json.dumps([shash, "12345"]))  # one unmeasured hash
+    st = data.stats(copy)
+    unit = st["networks"]["unit"]
+    assert (unit["workloads_under_32"], unit["under_32_exhausted"]) == (1, 1)
+    assert "| 1 (1) |" in data.stats_markdown(st)
