@@ -120,7 +120,12 @@ def run_all(args, budgets: list[int]) -> list[dict]:
     from tvm_gnn.errors import CheckpointError
     from tvm_gnn.measure.sampling import target_from
     from tvm_gnn.tune.budgets import latency_at_budgets, read_budgets
-    from tvm_gnn.tune.network import WEIGHTED_COST_MODELS, tune_network, weights_provenance
+    from tvm_gnn.tune.network import (
+        WEIGHTED_COST_MODELS,
+        TuneSettings,
+        tune_network,
+        weights_provenance,
+    )
 
     target = target_from(args.target, args.num_cores)
     try:
@@ -150,12 +155,14 @@ def run_all(args, budgets: list[int]) -> list[dict]:
                         args.trials,
                         target,
                         work,
-                        seed=seed,
-                        repeats=args.repeats,
-                        trials_per_iter=args.trials_per_iter,
-                        data=args.data,
-                        cache_flush=args.cache_flush,
+                        TuneSettings(
+                            seed=seed,
+                            trials_per_iter=args.trials_per_iter,
+                            cache_flush=args.cache_flush,
+                            repeats=args.repeats,
+                        ),
                         checkpoint=args.checkpoint,
+                        data=args.data,
                     )
                 if not log.exists():
                     continue

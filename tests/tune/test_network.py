@@ -116,8 +116,8 @@ def other_weights(model, example):  # compile a network whose weights differ fro
 networks.to_relax = other_weights
 try:
     tune_network.tune_network("tiny_cnn", "random", 6, target_from("llvm", 2), sys.argv[1],
-                              trials_per_iter=1, repeats=1, progress=False,
-                              strategy="replay-trace")
+                              tune_network.TuneSettings(trials_per_iter=1, repeats=1,
+                                                        progress=False, strategy="replay-trace"))
 except tune_compile.OutputMismatchError as err:
     print("MISMATCH:", err)
     sys.exit(3)

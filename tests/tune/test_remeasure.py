@@ -9,11 +9,12 @@ _RUN = """
 import json, sys
 from tvm_gnn.tune.remeasure import remeasure_best, weighted_sums
 from tvm_gnn.measure.sampling import target_from
-from tvm_gnn.tune.network import tune_network
+from tvm_gnn.tune.network import TuneSettings, tune_network
 
 work = sys.argv[1]
-tune_network("tiny_cnn", "random", 12, target_from("llvm", 2), work, trials_per_iter=2, repeats=1,
-             progress=False, strategy="replay-trace", cache_flush=True)
+quick = TuneSettings(trials_per_iter=2, repeats=1, progress=False, strategy="replay-trace",
+                     cache_flush=True)
+tune_network("tiny_cnn", "random", 12, target_from("llvm", 2), work, quick)
 out = {}
 for budget in (4, 12):
     tasks = remeasure_best({"a": work, "b": work}, budget, progress=False)

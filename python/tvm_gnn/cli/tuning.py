@@ -53,7 +53,7 @@ def cmd_tune(args) -> int:
     from ..measure.sampling import target_from
     from ..tune.budgets import latency_at_budgets
     from ..tune.compile import OutputMismatchError
-    from ..tune.network import tune_network
+    from ..tune.network import TuneSettings, tune_network
 
     if args.network not in NETWORKS:
         raise UsageError(f"unknown network {args.network!r}; choose one of {', '.join(NETWORKS)}")
@@ -73,13 +73,15 @@ def cmd_tune(args) -> int:
             args.trials,
             target,
             work_dir,
-            seed=args.seed,
+            TuneSettings(
+                seed=args.seed,
+                trials_per_iter=args.trials_per_iter,
+                population=args.population,
+                cache_flush=args.cache_flush,
+                repeats=args.repeats,
+            ),
             checkpoint=args.checkpoint,
             data=args.data,
-            trials_per_iter=args.trials_per_iter,
-            repeats=args.repeats,
-            cache_flush=args.cache_flush,
-            population=args.population,
         )
         print(
             f"{res.network} ({res.cost_model}, {res.trials} trials): end-to-end "

@@ -124,22 +124,48 @@ class TuneResult:
     log_path: str
 
 
-def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *, seed: int = 0,
-                 checkpoint=None, trials_per_iter: int = 32, repeats: int = 10, rtol: float = 1e-3,
-                 atol: float = 1e-4, progress: bool = True, strategy: str = "evolutionary",
-                 population: int = SEARCH_POPULATION, data="data",
-                 cache_flush: bool = False) -> TuneResult:  # fmt: skip
-    """Tune, compile, check and time one network; write ``work_dir/tune_log.json``.
+@dataclass(frozen=True)
+class TuneSettings:
+    """How :func:`tune_network` searches, checks and times (the defaults are ``tvm-gnn tune``'s).
 
     ``strategy`` is MetaSchedule's search strategy: ``evolutionary`` (what tuning uses) or
     ``replay-trace`` (random sampling, no search: quick checks); ``population`` is the
     evolutionary search's population (:data:`~tvm_gnn.measure.runner.SEARCH_POPULATION` by default;
     smaller searches faster and worse: tests and smoke runs; ``None`` in the log of a
-    ``replay-trace`` run, which has none). ``data`` is the dataset that
-    ``xgb-pretrained`` trains on. ``cache_flush`` times every candidate cold, the CPU cache
+    ``replay-trace`` run, which has none). ``cache_flush`` times every candidate cold, the CPU cache
     flushed before each of :data:`COLD_MEASURE`'s runs, instead of MetaSchedule's default (warm:
     3 runs in a row on cached data), closer to how a kernel runs inside the network
-    (:mod:`tvm_gnn.tune.remeasure`).
+    (:mod:`tvm_gnn.tune.remeasure`). ``repeats`` end-to-end runs time the compiled network, whose
+    output must be allclose (``rtol``, ``atol``) to PyTorch's.
+    """
+
+    seed: int = 0
+    trials_per_iter: int = 32
+    strategy: str = "evolutionary"
+    population: int | None = SEARCH_POPULATION
+    cache_flush: bool = False
+    repeats: int = 10
+    rtol: float = 1e-3
+    atol: float = 1e-4
+    progress: bool = True
+
+
+def tune_network(
+    network: str,
+    cost_model: str,
+    trials: int,
+    target,
+    work_dir,
+    settings: TuneSettings = TuneSettings(),  # noqa: B008 (frozen: one shared default is safe)
+    *,
+    checkpoint=None,
+    data="data",
+) -> TuneResult:
+    """Tune, compile, check and time one network; write ``work_dir/tune_log.json``.
+
+    ``settings`` (:class:`TuneSettings`) says how it searches, checks and times; ``checkpoint`` is
+    the GNN's weights (the shipped ones by default) and ``data`` the dataset that
+    ``xgb-pretrained`` trains on.
 
     Every run starts from an empty database: files an earlier run left in ``work_dir`` are moved
     to ``work_dir/previous-<time>/`` (:func:`set_aside_previous_run`).
@@ -151,25 +177,23 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
     """
     from tvm.s_tir import meta_schedule as ms
 
-    if cache_flush and target.kind.name != "llvm":
+    st = settings
+    if st.cache_flush and target.kind.name != "llvm":
         raise ValueError(f"cache_flush flushes the CPU cache; target {target.kind.name} has none")
     work_dir = Path(work_dir)
-    mod, example, expected = reference_network(network, seed)
+    mod, example, expected = reference_network(network, st.seed)
     tasks = ms.relax_integration.extract_tasks(mod, target)
     weights = {i: float(t.weight) for i, t in enumerate(tasks)}
     logger.info("%s: %d tasks", network, len(tasks))
-    cm = make_cost_model(cost_model, seed=seed, checkpoint=checkpoint, data=data)  # fails first
+    cm = make_cost_model(cost_model, seed=st.seed, checkpoint=checkpoint, data=data)  # fails first
     gnn_weights = weights_provenance(cost_model, checkpoint)  # the file as tuning starts from it
     work_dir.mkdir(parents=True, exist_ok=True)
     set_aside_previous_run(work_dir)
-    curve = CurveCallback(weights, trials, progress)
-    if strategy != "evolutionary":
-        population = None  # replay-trace has no population; the log says so
+    curve = CurveCallback(weights, trials, st.progress)
+    # replay-trace has no population; the log says so
+    population = st.population if st.strategy == "evolutionary" else None
     start = time.perf_counter()
-    database, profile = _tune_relax(
-        mod, target, work_dir, cm, curve, trials=trials, trials_per_iter=trials_per_iter,
-        seed=seed, strategy=strategy, population=population, cache_flush=cache_flush,
-    )  # fmt: skip
+    database, profile = _tune_relax(mod, target, work_dir, cm, curve, trials, st, population)
     tuning_seconds = time.perf_counter() - start
     curve.bar.close()
     runs, untuned = compile_check_time(
@@ -178,9 +202,9 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
         target,
         example,
         expected,
-        repeats=repeats,
-        rtol=rtol,
-        atol=atol,
+        repeats=st.repeats,
+        rtol=st.rtol,
+        atol=st.atol,
         what=network,
     )
     result = TuneResult(
@@ -194,10 +218,10 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
     )
     run = {
         "target": target,
-        "seed": seed,
+        "seed": st.seed,
         "tasks": len(tasks),
-        "cache_flush": cache_flush,
-        "strategy": strategy,
+        "cache_flush": st.cache_flush,
+        "strategy": st.strategy,
         "population": population,
         "untuned": untuned,
         "weights": gnn_weights,
@@ -206,23 +230,22 @@ def tune_network(network: str, cost_model: str, trials: int, target, work_dir, *
     return result
 
 
-def _tune_relax(mod, target, work_dir: Path, cost_model, curve, *, trials: int,
-                trials_per_iter: int, seed: int, strategy: str, population: int | None,
-                cache_flush: bool):  # fmt: skip
+def _tune_relax(mod, target, work_dir: Path, cost_model, curve, trials: int, st: TuneSettings,
+                population: int | None):  # fmt: skip
     """MetaSchedule's ``tune_relax`` on ``mod``; the database and the profiler's seconds by
     scope."""
     from tvm.s_tir import meta_schedule as ms
 
-    search = strategy
+    search = st.strategy
     if population is not None:
         search = ms.search_strategy.EvolutionarySearch(population_size=population)
     with ms.Profiler() as profiler:
         database = ms.relax_integration.tune_relax(
             mod=mod, params={}, target=target, work_dir=str(work_dir), max_trials_global=trials,
-            num_trials_per_iter=trials_per_iter, builder=make_builder(), cost_model=cost_model,
-            runner=make_runner(COLD_MEASURE) if cache_flush else "local",
+            num_trials_per_iter=st.trials_per_iter, builder=make_builder(), cost_model=cost_model,
+            runner=make_runner(COLD_MEASURE) if st.cache_flush else "local",
             measure_callbacks=[*ms.measure_callback.MeasureCallback.create("default"), curve],
-            seed=seed, strategy=search,
+            seed=st.seed, strategy=search,
         )  # fmt: skip
     return database, {k: float(v) for k, v in profiler.get().items()}
 
