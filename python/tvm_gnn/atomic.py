@@ -12,6 +12,9 @@ import os
 import tempfile
 from pathlib import Path
 
+#: temporary files being written now; removed by :func:`discard_in_flight` on a signal
+_IN_FLIGHT: set[str] = set()
+
 
 @contextlib.contextmanager
 def atomic_open(path, mode: str = "w", encoding: str | None = None):
@@ -23,6 +26,7 @@ def atomic_open(path, mode: str = "w", encoding: str | None = None):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    _IN_FLIGHT.add(tmp)
     try:
         with os.fdopen(fd, mode, encoding=encoding if mode == "w" else None) as f:
             yield f
@@ -35,6 +39,15 @@ def atomic_open(path, mode: str = "w", encoding: str | None = None):
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    finally:
+        _IN_FLIGHT.discard(tmp)
+
+
+def discard_in_flight() -> None:
+    """Remove the temporary files of writes still under way (a process stopping on a signal,
+    which exits without unwinding): the files they would have replaced stay as they were."""
+    for tmp in list(_IN_FLIGHT):
+        Path(tmp).unlink(missing_ok=True)
 
 
 def write_text(path, text: str) -> None:

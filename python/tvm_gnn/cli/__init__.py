@@ -13,7 +13,7 @@ import logging
 import sys
 
 from ..errors import CheckpointError
-from . import data, graphs, models, tuning
+from . import data, graphs, models, signals, tuning
 from .common import UsageError
 from .data import network_names
 from .models import RESULTS_SECTION, train_featurizer
@@ -35,11 +35,26 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tvm-gnn",
         description="A graph-neural-network cost model for Apache TVM MetaSchedule.",
     )
-    parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    _console_flags(parser, default=False)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for group in (tuning, models, data, graphs):  # the order of `tvm-gnn --help`
         group.add_parsers(sub)
+    for command in sub.choices.values():  # the same flags on every command, before or after it
+        _console_flags(command, default=argparse.SUPPRESS)
     return parser
+
+
+def _console_flags(parser, default) -> None:
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=default,
+        help="show TVM's and MetaSchedule's logs on the console, and log at INFO level",
+    )
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", default=default, help="no progress bars"
+    )
 
 
 def main(argv=None) -> int:
@@ -53,6 +68,8 @@ def main(argv=None) -> int:
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    if argv is None:  # the program's own process (not a caller's, e.g. a test's): own the signals
+        signals.install(args.command)
     try:
         return args.func(args)
     except (UsageError, CheckpointError, FileNotFoundError, ValueError) as err:

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import logging
 import sys
+from pathlib import Path
 
 from ..measure.runner import SEARCH_POPULATION
+from . import console, signals
 from .common import UsageError, positive_int, target_args
 
 logger = logging.getLogger("tvm_gnn")
@@ -68,6 +70,10 @@ def cmd_collect(args) -> int:
         if args.rpc_tracker
         else None
     )
+    signals.on_interrupt_say(
+        f"every record measured so far is kept in {args.out}; the same command resumes"
+    )
+    console.route_tvm_logs(args, Path(args.out) / "collect.log")
     failed = []
     for net in networks:
         try:
@@ -79,6 +85,7 @@ def cmd_collect(args) -> int:
                 measure,
                 runner=runner,
                 rpc_key=args.rpc_key if args.rpc_tracker else None,
+                progress=not args.quiet,
             )
         except (UsageError, ValueError):
             raise
@@ -195,6 +202,7 @@ def _collect_parser(sub) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="sampling and search seed (default: 0)")
     target_args(p)
+    console.log_option(p, "OUT/collect.log")
     p.set_defaults(func=cmd_collect)
 
 

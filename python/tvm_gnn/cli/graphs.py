@@ -44,7 +44,7 @@ def cmd_embeddings(args) -> int:
     """Regenerate the FastText node-type vectors shipped in the package."""
     from ..featurize import embeddings
 
-    sentences = embeddings.corpus(args.candidates, seed=args.seed, progress=True)
+    sentences = embeddings.corpus(args.candidates, seed=args.seed, progress=not args.quiet)
     vectors = embeddings.train_vectors(sentences, dim=args.dim, epoch=args.epoch)
     embeddings.save_vectors(vectors, args.out)
     tokens = sum(len(s) for s in sentences)

@@ -266,7 +266,6 @@ def _train_parser(sub) -> None:
         "--seed, or cuda (a GPU), whose runs differ in the last bits from run to "
         "run because CUDA adds in no fixed order (default: cpu)",
     )
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_train)
 
 
@@ -311,7 +310,6 @@ def _eval_parser(sub) -> None:
     p.add_argument("--plot", default=None, help="bar-plot PNG")
     p.add_argument("--json", default=None, help="all numbers as JSON")
     p.add_argument("--seed", type=int, default=0, help="baseline training seed (default: 0)")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_eval)
 
 

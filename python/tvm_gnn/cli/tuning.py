@@ -4,16 +4,19 @@
 from __future__ import annotations
 
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from ..cost_models import COST_MODELS
 from ..measure.runner import SEARCH_POPULATION
+from . import console, signals
 from .common import UsageError, positive_int, target_args, workload_name
 
-
 # -- demo ----------------------------------------------------------------------------------------
+#: the demo's work folders are temporary; its log stays where it was run
+DEMO_LOG = "tvm-gnn-demo.log"
+
+
 def cmd_demo(args) -> int:
     """Tune one workload with GNNModel and with XGBModel on the same budget; print both bests."""
     from ..measure import workloads
@@ -23,10 +26,11 @@ def cmd_demo(args) -> int:
     target = target_from(args.target, args.num_cores)
     mod = workloads.get(args.workload)
     print(f"tvm-gnn demo: {args.workload} on {target.kind.name}, {args.trials} trials per model")
+    console.route_tvm_logs(args, DEMO_LOG)
     rows = []
     for kind in args.models:
         start = time.perf_counter()
-        with tempfile.TemporaryDirectory(prefix=f"tvm_gnn_demo_{kind}_") as work_dir:
+        with signals.temporary_folder(prefix=f"tvm_gnn_demo_{kind}_") as work_dir:
             _, progress = tune_tir(
                 mod,
                 target,
@@ -36,7 +40,9 @@ def cmd_demo(args) -> int:
                 num_trials_per_iter=args.trials_per_iter,
                 seed=args.seed,
                 desc=kind,
+                progress=not args.quiet,
                 checkpoint=args.checkpoint if kind == "gnn" else None,
+                population=args.population,
             )
         rows.append((kind, progress.best, progress.errors, time.perf_counter() - start))
     print()
@@ -66,6 +72,8 @@ def cmd_tune(args) -> int:
     if args.cost_model == "xgb-pretrained" and not Path(args.data).is_dir():
         raise UsageError(f"xgb-pretrained trains on the dataset, and {args.data} is not a folder")
     work_dir = args.work_dir or f"tune_runs/{args.network}-{args.cost_model}-{args.trials}"
+    signals.on_interrupt_say(f"the records measured so far are in {work_dir}")
+    console.route_tvm_logs(args, Path(work_dir) / "tvm-gnn.log")
     try:
         res = tune_network(
             args.network,
@@ -79,6 +87,7 @@ def cmd_tune(args) -> int:
                 population=args.population,
                 cache_flush=args.cache_flush,
                 repeats=args.repeats,
+                progress=not args.quiet,
             ),
             checkpoint=args.checkpoint,
             data=args.data,
@@ -89,7 +98,9 @@ def cmd_tune(args) -> int:
             f"matches PyTorch; tuning took {res.tuning_seconds:.0f} s; log: {res.log_path}"
         )
         if args.budgets:
-            at = latency_at_budgets(work_dir, args.budgets, repeats=args.repeats)
+            at = latency_at_budgets(
+                work_dir, args.budgets, repeats=args.repeats, progress=not args.quiet
+            )
             for b, r in sorted(at.items()):
                 note = (
                     f" ({r['untuned_functions']} functions not tuned yet)"
@@ -137,8 +148,10 @@ def _demo_parser(sub) -> None:
         help="cost models to compare (default: gnn xgb)",
     )
     p.add_argument("--checkpoint", default=None, help="GNN weights to start from")
+    _population_option(p)
     p.add_argument("--seed", type=int, default=0, help="search and model seed (default: 0)")
     target_args(p)
+    console.log_option(p, DEMO_LOG)
     p.set_defaults(func=cmd_demo)
 
 
@@ -174,13 +187,7 @@ def _tune_parser(sub) -> None:
         default=32,
         help="candidates measured per search iteration (default: 32)",
     )
-    p.add_argument(
-        "--population",
-        type=positive_int,
-        default=SEARCH_POPULATION,
-        help="evolutionary search population; smaller is faster per iteration and "
-        f"searches less (default: {SEARCH_POPULATION}, MetaSchedule's)",
-    )
+    _population_option(p)
     p.add_argument("--checkpoint", default=None, help="GNN weights to start from")
     p.add_argument(
         "--data",
@@ -217,7 +224,18 @@ def _tune_parser(sub) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="search and model seed (default: 0)")
     target_args(p)
+    console.log_option(p, "WORK_DIR/tvm-gnn.log")
     p.set_defaults(func=cmd_tune)
+
+
+def _population_option(p) -> None:
+    p.add_argument(
+        "--population",
+        type=positive_int,
+        default=SEARCH_POPULATION,
+        help="evolutionary search population; smaller is faster per iteration and "
+        f"searches less (default: {SEARCH_POPULATION}, MetaSchedule's)",
+    )
 
 
 def add_parsers(sub) -> None:

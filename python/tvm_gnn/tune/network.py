@@ -34,6 +34,7 @@ from ..measure.runner import COLD_MEASURE, SEARCH_POPULATION, make_runner
 from ..nn.checkpoint import read_info
 from ..resources import PRETRAINED
 from .compile import COMPILE_VERSION, compile_check_time
+from .workload import metaschedule_console_level
 
 logger = logging.getLogger(__name__)
 
@@ -239,6 +240,7 @@ def _tune_relax(mod, target, work_dir: Path, cost_model, curve, trials: int, st:
     search = st.strategy
     if population is not None:
         search = ms.search_strategy.EvolutionarySearch(population_size=population)
+    metaschedule_console_level()
     with ms.Profiler() as profiler:
         database = ms.relax_integration.tune_relax(
             mod=mod, params={}, target=target, work_dir=str(work_dir), max_trials_global=trials,

@@ -5,6 +5,7 @@ model and a progress bar.
 
 from __future__ import annotations
 
+import logging
 import math
 
 from tvm.ir.utils import derived_object
@@ -14,6 +15,21 @@ from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
 from ..cost_models.factory import make_cost_model
 from ..costs import result_cost
 from ..measure.builder import make_builder
+from ..measure.runner import SEARCH_POPULATION
+
+
+def metaschedule_console_level() -> None:
+    """What MetaSchedule prints on the console in the next tuning call: its INFO lines (task
+    picks, the task table) only when tvm_gnn logs at INFO (``tvm-gnn -v``), otherwise only
+    warnings. The full log goes to ``WORK_DIR/logs/`` either way.
+
+    MetaSchedule sets its console handler's level from its logger's level when a tuning call
+    starts, and then sets the logger to DEBUG, so this is called before every call.
+    """
+    verbose = logging.getLogger("tvm_gnn").isEnabledFor(logging.INFO)
+    logging.getLogger("tvm.s_tir.meta_schedule").setLevel(
+        logging.INFO if verbose else logging.WARNING
+    )
 
 
 @derived_object
@@ -58,6 +74,7 @@ def tune_tir(
     progress: bool = True,
     desc: str = "tune",
     checkpoint=None,
+    population: int = SEARCH_POPULATION,
 ):
     """Tune one TIR program with MetaSchedule.
 
@@ -75,6 +92,9 @@ def tune_tir(
         Which cost model guides the search.
     seed : int
         Seeds the search and the cost model.
+    population : int
+        The evolutionary search's population (MetaSchedule's default; smaller is faster and
+        searches less).
     builder : Builder, optional
         Defaults to :func:`tvm_gnn.measure.builder.make_builder` (TVM's default times out on
         small machines).
@@ -87,6 +107,7 @@ def tune_tir(
     """
     model = make_cost_model(cost_model, seed=seed, checkpoint=checkpoint)  # fails before the bar
     callback = ProgressCallback(max_trials, desc=desc, enabled=progress)
+    metaschedule_console_level()
     try:
         db = ms.tune_tir(
             mod=mod,
@@ -99,6 +120,7 @@ def tune_tir(
             cost_model=model,
             measure_callbacks=[*ms.measure_callback.MeasureCallback.create("default"), callback],
             seed=seed,
+            strategy=ms.search_strategy.EvolutionarySearch(population_size=population),
         )
     finally:
         callback.close()

@@ -1,0 +1,116 @@
+# Licensed under the Apache License, Version 2.0.
+"""Ctrl-C and SIGTERM at any moment: one line, exit 130 (143), nothing left behind.
+
+Letting ``KeyboardInterrupt`` unwind through MetaSchedule's search crashes the process (TVM's
+worker threads and pools are torn down mid-call: "Segfault encountered") and prints
+``PopenPoolExecutor.__del__`` traces. So a command does not unwind on a signal. It stops at once:
+
+1. kills its child processes (build and run workers) and theirs;
+2. removes the temporary folders it registered (:func:`temporary_folder`) and every half-written
+   file of :mod:`tvm_gnn.atomic` (the file it replaces stays as it was);
+3. prints one line, with what was kept (:func:`on_interrupt_say`), and exits 130 (SIGINT) or
+   143 (SIGTERM) without running TVM's destructors.
+
+Python runs a signal handler only when the main thread comes back to Python, which TVM's search
+can put off for many seconds; so the signal also wakes a watcher thread
+(``signal.set_wakeup_fd``) that acts at once.
+
+What was measured is already on disk: MetaSchedule's JSON database and ``collect`` append each
+record as it is measured, and a cut last line is skipped on reading (``tvm-gnn collect``
+resumes from it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+from .. import atomic
+
+_FOLDERS: list[Path] = []
+_STATE = {"command": "tvm-gnn", "kept": ""}
+_NAMES = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
+_ONCE = threading.Lock()
+
+
+def install(command: str) -> None:
+    """Handle SIGINT and SIGTERM for the rest of the process (``tvm-gnn COMMAND``)."""
+    _STATE["command"] = f"tvm-gnn {command}"
+    for sig in _NAMES:
+        signal.signal(sig, _stop)
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+    threading.Thread(target=_watch, args=(read,), name="tvm-gnn-signals", daemon=True).start()
+
+
+def _watch(read: int) -> None:
+    while True:
+        for signum in os.read(read, 64):
+            if signum in _NAMES:
+                _stop(signum, None)
+
+
+def on_interrupt_say(text: str) -> None:
+    """What the interrupt line adds about what was kept, e.g. where the records are."""
+    _STATE["kept"] = text
+
+
+@contextlib.contextmanager
+def temporary_folder(prefix: str):
+    """A temporary folder, removed when the block ends and also on Ctrl-C or SIGTERM."""
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    _FOLDERS.append(path)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+        _FOLDERS.remove(path)
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (children first), read from ``/proc``; [] where there is none."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return []
+    for entry in entries:
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue  # gone meanwhile
+        children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        kids = children.get(todo.pop(), [])
+        found += kids
+        todo += kids
+    return found
+
+
+def _stop(signum, frame) -> None:
+    if not _ONCE.acquire(blocking=False):
+        threading.Event().wait()  # the other caller (handler or watcher) is stopping the process
+    for pid in descendants(os.getpid()):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    for path in list(_FOLDERS):
+        shutil.rmtree(path, ignore_errors=True)
+    atomic.discard_in_flight()
+    kept = f"; {_STATE['kept']}" if _STATE["kept"] else ""
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+        sys.stderr.write(f"\n{_STATE['command']}: interrupted ({_NAMES[signum]}){kept}\n")
+        sys.stderr.flush()
+    with contextlib.suppress(Exception):
+        logging.shutdown()  # flush the log files
+    os._exit(128 + signum)
