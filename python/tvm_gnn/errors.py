@@ -8,3 +8,7 @@ class CheckpointError(ValueError):
 
 class EvaluationError(Exception):
     """A setting that makes an evaluation meaningless (leaked networks, missing data)."""
+
+
+class DataError(ValueError):
+    """A data file (dataset, log, archive) is missing, cut or malformed; the message names it."""

@@ -204,3 +204,32 @@ def test_real_tuning_run_with_gnn(tmp_path, llvm_target):
     assert progress.errors == 0 and progress.best == pytest.approx(min(secs))
     assert model.trained and model.data_size == 32
     assert (tmp_path / "database_tuning_record.json").stat().st_size > 0
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda online: "not a dict",
+        lambda online: {k: {"graphs": v["graphs"]} for k, v in online.items()},  # no costs
+        lambda online: {k: {**v, "graphs": {"x": 1}} for k, v in online.items()},
+        lambda online: {k: {**v, "costs": v["costs"][:1]} for k, v in online.items()},
+    ],
+    ids=["not-a-dict", "no-costs", "bad-graphs", "fewer-costs"],
+)
+def test_malformed_online_data_is_a_checkpoint_error_naming_the_file(
+    conv_candidates, tmp_path, damage
+):
+    import torch
+
+    from tvm_gnn.errors import CheckpointError
+
+    ctx, cands = conv_candidates
+    model = GNNModel(pretrained=False, num_warmup_samples=1000, train_config=FAST)
+    model.update(ctx, cands[:4], _results(4))
+    path = tmp_path / "gnn.pt"
+    model.save(str(path))
+    payload = torch.load(path, weights_only=True)
+    payload["extra"]["online_data"] = damage(payload["extra"]["online_data"])
+    torch.save(payload, path)
+    with pytest.raises(CheckpointError, match=str(path)):
+        GNNModel(checkpoint=str(path))

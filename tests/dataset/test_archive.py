@@ -38,3 +38,20 @@ def test_unpack_then_pack_round_trip_and_shrink_guard(packed, tmp_path):
     with pytest.raises(ValueError, match="tvm-gnn unpack"):
         data.pack(raw, again)
     assert gzip.decompress(gz.read_bytes()) == gzip.decompress(orig.read_bytes())
+
+
+def test_a_cut_archive_is_refused_by_name_and_nothing_of_its_folder_lands(packed, tmp_path):
+    import shutil
+
+    from tvm_gnn.errors import DataError
+
+    cut = tmp_path / "cut"
+    shutil.copytree(packed, cut)
+    (gz,) = cut.glob(f"*/unit/{dbfile.RECORD_FILE}.gz")
+    gz.write_bytes(gz.read_bytes()[: gz.stat().st_size // 2])
+    raw = tmp_path / "raw"
+    with pytest.raises(DataError, match=f"{gz}.* is cut or corrupt"):
+        data.unpack(cut, raw)
+    assert not list(raw.rglob("database_*"))  # a second unpack will try again, not skip it
+    gz.write_bytes((packed / gz.relative_to(cut)).read_bytes())
+    assert len(data.unpack(cut, raw)) == 2

@@ -90,3 +90,13 @@ def test_packed_folders_gunzip_into_a_cache_keyed_by_contents(packed, tmp_path, 
     with pytest.raises(ValueError, match="not a whole gzip file"):
         data.layout.open_db_folder(copy)
     assert not list((tmp_path / "tmp").rglob("*.tmp"))
+
+
+def test_a_cut_cache_file_is_logged_and_rebuilt(packed, tmp_path, caplog):
+    graphs, _ = data.load_graphs(packed, cache_dir=tmp_path / "cache")
+    (cache,) = (tmp_path / "cache").rglob("*.pt")
+    cache.write_bytes(cache.read_bytes()[:100])
+    again, _ = data.load_graphs(packed, cache_dir=tmp_path / "cache")
+    assert all(torch.equal(a.x, b.x) for a, b in zip(graphs, again)) and len(again) == len(graphs)
+    assert f"graph cache {cache} is unreadable" in caplog.text
+    assert cache.stat().st_size > 100  # rewritten whole

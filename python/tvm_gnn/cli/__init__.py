@@ -72,7 +72,7 @@ def main(argv=None) -> int:
         signals.install(args.command)
     try:
         return args.func(args)
-    except (UsageError, CheckpointError, FileNotFoundError, ValueError) as err:
+    except (UsageError, CheckpointError, OSError, ValueError) as err:  # OSError names its path
         print(f"tvm-gnn {args.command}: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

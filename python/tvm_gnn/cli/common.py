@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+from pathlib import Path
 
 
 class UsageError(Exception):
@@ -78,3 +80,40 @@ def target_args(p) -> None:
         default=None,
         help="cores for an llvm target (default: all)",
     )
+
+
+def _writable_folder(folder: Path) -> str | None:
+    """Why files cannot be made in ``folder`` (created if missing, so the nearest existing
+    ancestor decides), or None if they can."""
+    probe = folder
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir():
+        return f"{probe} is a file, not a folder"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return f"{probe} is not writable"
+    return None
+
+
+def output_file(text: str) -> Path:
+    """An argparse type: a file this command can write, checked before any work starts."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{path} is a folder, not a file")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise argparse.ArgumentTypeError(f"{path} is not writable")
+    why = _writable_folder(path.parent)
+    if why:
+        raise argparse.ArgumentTypeError(f"cannot write {path}: {why}")
+    return path
+
+
+def output_folder(text: str) -> Path:
+    """An argparse type: a folder this command can create or write into, checked up front."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{path} is a file, not a folder")
+    why = _writable_folder(path)
+    if why:
+        raise argparse.ArgumentTypeError(f"cannot write into {path}: {why}")
+    return path

@@ -15,6 +15,8 @@ import os
 import sys
 from pathlib import Path
 
+from .common import output_file
+
 
 def tvm_logs_to(path) -> Path:
     """Send fd 2 (TVM's native output, inherited by the processes it starts) to ``path``
@@ -38,6 +40,7 @@ def log_option(p, default: str) -> None:
     """``--log-file`` for a command that tunes or measures."""
     p.add_argument(
         "--log-file",
+        type=output_file,
         default=None,
         help=f"where TVM's own output goes unless -v (appended; default: {default})",
     )

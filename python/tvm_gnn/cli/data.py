@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..measure.runner import SEARCH_POPULATION
 from . import console, signals
-from .common import UsageError, positive_int, target_args
+from .common import UsageError, output_folder, positive_int, target_args
 
 logger = logging.getLogger("tvm_gnn")
 
@@ -140,7 +140,7 @@ def _collect_parser(sub) -> None:
         "SYNTHETIC), or all, held-out, training (the networks not held out, and "
         "the synthetic families), synthetic (default: all)",
     )
-    p.add_argument("--out", default="data", help="dataset root (default: data)")
+    p.add_argument("--out", type=output_folder, default="data", help="dataset root (default: data)")
     p.add_argument(
         "--trials-per-task",
         type=positive_int,
@@ -211,7 +211,9 @@ def _pack_parser(sub) -> None:
         "pack", help="gzip raw collected databases into data/", description=cmd_pack.__doc__
     )
     p.add_argument("--raw", default="data_raw", help="collect's output (default: data_raw)")
-    p.add_argument("--out", default="data", help="compressed dataset root (default: data)")
+    p.add_argument(
+        "--out", type=output_folder, default="data", help="compressed dataset root (default: data)"
+    )
     p.add_argument(
         "--force", action="store_true", help="replace packed databases even with smaller ones"
     )
@@ -225,7 +227,12 @@ def _unpack_parser(sub) -> None:
         description=cmd_unpack.__doc__,
     )
     p.add_argument("--data", default="data", help="compressed dataset root (default: data)")
-    p.add_argument("--raw", default="data_raw", help="collect's output folder (default: data_raw)")
+    p.add_argument(
+        "--raw",
+        type=output_folder,
+        default="data_raw",
+        help="collect's output folder (default: data_raw)",
+    )
     p.set_defaults(func=cmd_unpack)
 
 

@@ -9,7 +9,7 @@ import sys
 
 from ..nn.schema import LOWERINGS
 from ..nn.vectors import DEFAULT_DIM, VECTORS_PATH
-from .common import positive_int, target_args, workload_name
+from .common import output_file, positive_int, target_args, workload_name
 
 
 # -- featurize -----------------------------------------------------------------------------------
@@ -109,6 +109,7 @@ def _embeddings_parser(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="corpus sampling seed (default: 0)")
     p.add_argument(
         "--out",
+        type=output_file,
         default=str(VECTORS_PATH),
         help="output file (default: the package's shipped vectors)",
     )

@@ -7,7 +7,15 @@ import math
 from pathlib import Path
 
 from ..nn.schema import NUM_BASE_FEATURES, NUM_FEATURES, FeaturizerConfig
-from .common import UsageError, device, fraction, number_in, positive_int
+from .common import (
+    UsageError,
+    device,
+    fraction,
+    number_in,
+    output_file,
+    output_folder,
+    positive_int,
+)
 
 
 # -- train / eval --------------------------------------------------------------------------------
@@ -157,9 +165,17 @@ def _train_parser(sub) -> None:
         default=list(HELD_OUT),
         help=f"networks never trained on (default: {' '.join(HELD_OUT)})",
     )
-    p.add_argument("--out", default="models/gnn.pt", help="checkpoint (default: models/gnn.pt)")
     p.add_argument(
-        "--plot", default=None, help="loss-curve PNG (default: the checkpoint's name + -loss.png)"
+        "--out",
+        type=output_file,
+        default="models/gnn.pt",
+        help="checkpoint (default: models/gnn.pt)",
+    )
+    p.add_argument(
+        "--plot",
+        type=output_file,
+        default=None,
+        help="loss-curve PNG (default: the checkpoint's name + -loss.png)",
     )
     p.add_argument(
         "--embedding",
@@ -252,6 +268,7 @@ def _train_parser(sub) -> None:
     )
     p.add_argument(
         "--cache-dir",
+        type=output_folder,
         default=".cache/graphs",
         help="featurized-graph cache (default: .cache/graphs)",
     )
@@ -304,11 +321,12 @@ def _eval_parser(sub) -> None:
     )
     p.add_argument(
         "--out",
+        type=output_file,
         default=None,
         help="markdown file whose generated block gets the tables (e.g. docs/results.md)",
     )
-    p.add_argument("--plot", default=None, help="bar-plot PNG")
-    p.add_argument("--json", default=None, help="all numbers as JSON")
+    p.add_argument("--plot", type=output_file, default=None, help="bar-plot PNG")
+    p.add_argument("--json", type=output_file, default=None, help="all numbers as JSON")
     p.add_argument("--seed", type=int, default=0, help="baseline training seed (default: 0)")
     p.set_defaults(func=cmd_eval)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from ..cost_models import COST_MODELS
 from ..measure.runner import SEARCH_POPULATION
 from . import console, signals
-from .common import UsageError, positive_int, target_args, workload_name
+from .common import UsageError, output_folder, positive_int, target_args, workload_name
 
 # -- demo ----------------------------------------------------------------------------------------
 #: the demo's work folders are temporary; its log stays where it was run
@@ -210,6 +210,7 @@ def _tune_parser(sub) -> None:
     )
     p.add_argument(
         "--work-dir",
+        type=output_folder,
         default=None,
         help="where the database and tune_log.json go (default: "
         "tune_runs/NETWORK-MODEL-TRIALS); an earlier run's files there are "

@@ -151,11 +151,24 @@ class GNNModel(PyCostModel):
         self.model, self.featurizer, extra = checkpoint.load(path)
         self.trained = bool(extra.get("trained", True))
         self.data = {}
-        for key, entry in extra.get("online_data", {}).items():
-            self.data[key] = (
-                _widen(unpack_graphs(entry["graphs"]), path, self.model),
-                entry["costs"].numpy(),
-            )
+        online = extra.get("online_data", {})
+        if not isinstance(online, dict):
+            raise CheckpointError(f"{path}: its online data is not a dict of workloads")
+        for key, entry in online.items():
+            try:
+                graphs = _widen(unpack_graphs(entry["graphs"]), path, self.model)
+                costs = entry["costs"].numpy()
+            except CheckpointError:
+                raise
+            except Exception as err:  # noqa: BLE001 - any malformed part of a saved file
+                raise CheckpointError(
+                    f"{path}: the online data of workload {key!r} is malformed ({err!r})"
+                ) from err
+            if len(graphs) != len(costs):
+                raise CheckpointError(
+                    f"{path}: workload {key!r} has {len(graphs)} graphs and {len(costs)} costs"
+                )
+            self.data[key] = (graphs, costs)
         self.data_size = sum(len(g) for g, _ in self.data.values())
         self.last_train_size = int(extra.get("last_train_size", self.data_size))
 

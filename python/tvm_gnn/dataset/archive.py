@@ -6,10 +6,12 @@ from __future__ import annotations
 import gzip
 import io
 import shutil
+import zlib
 from pathlib import Path
 
 from .. import atomic
-from .layout import DB_FILES, META_FILES, count_lines, network_folders
+from ..errors import DataError
+from .layout import DB_FILES, META_FILES, check_root, count_lines, network_folders
 
 
 def unpack(packed_root, raw_root) -> list[str]:
@@ -19,23 +21,35 @@ def unpack(packed_root, raw_root) -> list[str]:
     resumes from the committed dataset instead of starting over.
     """
     written = []
-    for hw, net, folder in network_folders(packed_root):
+    for hw, net, folder in network_folders(check_root(packed_root, "packed dataset root")):
         dest = Path(raw_root) / hw / net
         if any((dest / f).exists() for f in DB_FILES):
             continue
-        dest.mkdir(parents=True, exist_ok=True)
-        for f in DB_FILES:
-            if (folder / (f + ".gz")).exists():
-                with (
-                    gzip.open(folder / (f + ".gz"), "rb") as s,
-                    atomic.atomic_open(dest / f, "wb") as d,
-                ):
-                    shutil.copyfileobj(s, d)
-                written.append(str(dest / f))
-        for f in META_FILES:
+        # every archive of the folder checked whole before any file lands: a cut .gz must not
+        # leave a half-unpacked folder that a second unpack would skip and collect resume from
+        plain = {
+            f: _gunzip(folder / (f + ".gz")) for f in DB_FILES if (folder / (f + ".gz")).exists()
+        }
+        for f in META_FILES:  # meta files first: the database files mark the folder as unpacked
             if (folder / f).exists():
-                shutil.copyfile(folder / f, dest / f)
+                atomic.write_bytes(dest / f, (folder / f).read_bytes())
+        for f, data in plain.items():
+            atomic.write_bytes(dest / f, data)
+            written.append(str(dest / f))
     return written
+
+
+def _gunzip(path: Path) -> bytes:
+    """The whole contents of ``path``; :class:`~tvm_gnn.errors.DataError` naming it if it is cut
+    or corrupt (gzip checks the length and CRC of every member at its end)."""
+    try:
+        with gzip.open(path, "rb") as f:
+            return f.read()
+    except (OSError, EOFError, zlib.error) as err:
+        raise DataError(
+            f"{path} is cut or corrupt ({err}); nothing of its folder was unpacked. "
+            f"Restore it (for example `git checkout -- {path}`) and run unpack again"
+        ) from None
 
 
 def pack(raw_root, out_root, force: bool = False) -> list[str]:
@@ -48,7 +62,7 @@ def pack(raw_root, out_root, force: bool = False) -> list[str]:
     git sees no change. Returns the files written.
     """
     written = []
-    for hw, net, folder in network_folders(raw_root):
+    for hw, net, folder in network_folders(check_root(raw_root, "raw dataset root")):
         dest = Path(out_root) / hw / net
         for f in DB_FILES:
             old = dest / (f + ".gz")
@@ -67,13 +81,13 @@ def pack(raw_root, out_root, force: bool = False) -> list[str]:
                 continue
             gz = dest / (f + ".gz")
             packed = _gzip(src, f)
-            if gz.exists() and gz.read_bytes() == packed:
+            if gz.exists() and gz.stat().st_size == len(packed) and gz.read_bytes() == packed:
                 continue
             atomic.write_bytes(gz, packed)
             written.append(str(gz))
         for f in META_FILES:
             if (folder / f).exists() and not _same_bytes(folder / f, dest / f):
-                shutil.copyfile(folder / f, dest / f)
+                atomic.write_bytes(dest / f, (folder / f).read_bytes())
     return written
 
 

@@ -39,6 +39,25 @@ def _featurize_folder(folder: Path, config, max_line: int | None = None):
 CACHE_FORMAT = 2
 
 
+def _read_cache(cache: Path):
+    """The graphs and samples of a cache file, or None (logged) if it is cut or corrupt: the
+    caller featurizes the folder again and rewrites it."""
+    import torch
+
+    try:
+        payload = torch.load(cache, weights_only=False)
+        graphs = unpack_graphs(payload["graphs"])
+        kept = [Sample(**s) for s in payload["samples"]]
+        if len(graphs) != len(kept):
+            raise ValueError(f"{len(graphs)} graphs for {len(kept)} samples")
+    except Exception as err:  # noqa: BLE001 - whatever is wrong with it, it can be rebuilt
+        logger.warning("graph cache %s is unreadable (%s); featurizing again", cache, err)
+        return None
+    for g, s in zip(graphs, kept):
+        g.latency = torch.tensor(s.latency, dtype=torch.float64)
+    return graphs, kept
+
+
 def load_graphs(
     root,
     config=None,
@@ -79,14 +98,9 @@ def load_graphs(
             / hw
             / f"{net}-{contents_digest(folder)[:12]}{upto}.pt"
         )
-        if cache.exists():
-            payload = torch.load(cache, weights_only=False)
-            graphs, kept = (
-                unpack_graphs(payload["graphs"]),
-                [Sample(**s) for s in payload["samples"]],
-            )
-            for g, s in zip(graphs, kept):
-                g.latency = torch.tensor(s.latency, dtype=torch.float64)
+        cached = _read_cache(cache) if cache.exists() else None
+        if cached is not None:
+            graphs, kept = cached
         else:
             graphs, kept, _ = _featurize_folder(folder, config, max_line)
             with atomic_open(cache, "wb") as f:

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..atomic import atomic_open
+from ..errors import DataError
 from . import dbfile
 
 logger = logging.getLogger(__name__)
@@ -36,13 +37,41 @@ DB_FILES = (dbfile.WORKLOAD_FILE, dbfile.RECORD_FILE)
 META_FILES = ("tasks.json", "provenance.jsonl", "exhausted.json")
 
 
+def _is_db_folder(folder: Path) -> bool:
+    return folder.is_dir() and any(
+        (folder / f).exists() or (folder / (f + ".gz")).exists() for f in DB_FILES
+    )
+
+
 def network_folders(root) -> Iterator[tuple[str, str, Path]]:
     """``(hardware, network, folder)`` for every database folder under ``root``."""
     for folder in sorted(Path(root).glob("*/*")):
-        if folder.is_dir() and any(
-            (folder / f).exists() or (folder / (f + ".gz")).exists() for f in DB_FILES
-        ):
+        if _is_db_folder(folder):
             yield folder.parent.name, folder.name, folder
+
+
+def check_root(root, what: str = "dataset root") -> Path:
+    """``root`` if it is a dataset root (``HARDWARE/NETWORK/database_*.json[.gz]`` below it).
+
+    Raises :class:`~tvm_gnn.errors.DataError` saying what layout was expected: for a path that
+    does not exist or is not a folder, one without any database, and one a level or two too deep
+    (a hardware or a network folder, with the root to pass instead).
+    """
+    root = Path(root)
+    layout = f"expected {root}/HARDWARE/NETWORK/database_*.json[.gz], as `tvm-gnn collect` writes"
+    if not root.exists():
+        raise DataError(f"{what} {root} does not exist ({layout})")
+    if not root.is_dir():
+        raise DataError(f"{what} {root} is not a folder ({layout})")
+    if any(network_folders(root)):
+        return root
+    if _is_db_folder(root):
+        raise DataError(
+            f"{root} is one network's folder; pass the dataset root, {root.parent.parent}"
+        )
+    if any(_is_db_folder(f) for f in root.iterdir()):
+        raise DataError(f"{root} is a hardware folder; pass the dataset root, {root.parent}")
+    raise DataError(f"no dataset under {what} {root} ({layout})")
 
 
 def contents_digest(folder: Path) -> str:
@@ -128,12 +157,7 @@ def resolve_hardware(root, hardware: str | None = None) -> str:
     Raises ``ValueError`` naming what is there when there is no dataset, several hardware folders
     and none chosen, or the chosen one is missing.
     """
-    names = hardware_names(root)
-    if not names:
-        raise ValueError(
-            f"no dataset under {root} (expected HARDWARE/NETWORK/database_*.json "
-            "folders, as `tvm-gnn collect` writes)"
-        )
+    names = hardware_names(check_root(root))
     if hardware is None:
         if len(names) != 1:
             raise ValueError(f"{root} holds hardware {names}; choose one with --hardware")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..jsonfile import read_json
 from . import dbfile
 from .layout import open_db_folder
 
@@ -39,9 +40,7 @@ def samples(folder, max_line: int | None = None) -> tuple[list[Sample], dbfile.R
     folder = Path(folder)
     plain = open_db_folder(folder)
     hashes = dbfile.read_workload_hashes(plain)
-    tasks = (
-        json.loads((folder / "tasks.json").read_text()) if (folder / "tasks.json").exists() else []
-    )
+    tasks = read_json(folder / "tasks.json") if (folder / "tasks.json").exists() else []
     by_hash = {t["shash"]: t for t in tasks}
     scan = dbfile.read_records(plain)
     out = []

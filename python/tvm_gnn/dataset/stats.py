@@ -8,8 +8,9 @@ import json
 
 import numpy as np
 
+from ..jsonfile import read_json
 from ..measure.networks import HELD_OUT
-from .layout import network_folders, read_exhausted
+from .layout import check_root, network_folders, read_exhausted
 from .records import samples
 
 
@@ -22,7 +23,7 @@ def stats(root, held_out=None) -> dict:
     """
     held_out = set(held_out or HELD_OUT)
     nets, by_wl = {}, {}
-    for hw, net, folder in network_folders(root):
+    for hw, net, folder in network_folders(check_root(root)):
         got, scan = samples(folder)
         per_wl = {}
         traces = {r.line: json.dumps(r.trace, separators=(",", ":")) for r in scan.records}
@@ -35,7 +36,7 @@ def stats(root, held_out=None) -> dict:
         short = {h for h, c in per_wl.items() if c < 32}
         nets[net] = {
             "hardware": hw,
-            "tasks": len(json.loads((folder / "tasks.json").read_text()))
+            "tasks": len(read_json(folder / "tasks.json"))
             if (folder / "tasks.json").exists()
             else 0,
             "workloads_measured": len(per_wl),

@@ -6,12 +6,12 @@ timed, alone or in turn with other runs.
 from __future__ import annotations
 
 import contextlib
-import json
 from pathlib import Path
 
 import numpy as np
 
 from .. import atomic
+from ..jsonfile import read_json
 from .compile import COMPILE_VERSION, compile_check_time, compile_checked, time_network
 from .network import reference_network
 
@@ -21,7 +21,7 @@ def read_budgets(work_dir) -> dict:
     path = Path(work_dir) / "budgets.json"
     if not path.exists():
         return {}
-    saved = json.loads(path.read_text())
+    saved = read_json(path)
     if saved.get("compile_version") != COMPILE_VERSION:
         return {}
     return {int(k): v for k, v in saved["budgets"].items()}
@@ -44,7 +44,7 @@ def latency_at_budgets(work_dir, budgets, *, repeats: int = 10, progress: bool =
     from tqdm import tqdm
 
     work_dir = Path(work_dir)
-    log = json.loads((work_dir / "tune_log.json").read_text())
+    log = read_json(work_dir / "tune_log.json")
     out_path = work_dir / "budgets.json"
     done = read_budgets(work_dir)
     todo = [b for b in sorted(set(budgets)) if b not in done and b <= log["trials"]]
@@ -133,7 +133,7 @@ def head_to_head(
     import tvm
     from tqdm import tqdm
 
-    logs = {k: json.loads((Path(w) / "tune_log.json").read_text()) for k, w in work_dirs.items()}
+    logs = {k: read_json(Path(w) / "tune_log.json") for k, w in work_dirs.items()}
     kinds = {(lg["network"], lg["target"]) for lg in logs.values()}
     if len(kinds) != 1:
         raise ValueError(f"head_to_head compares runs of one network and target, got {kinds}")

@@ -19,12 +19,12 @@ where the tuning-time estimate may not.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 
 from ..costs import run_cost
+from ..jsonfile import read_json
 
 
 def _timing(config) -> dict:
@@ -86,7 +86,7 @@ def remeasure_best(
     from ..measure.runner import COLD_MEASURE, evaluator_config
     from .network import reference_network
 
-    logs = {k: json.loads((Path(w) / "tune_log.json").read_text()) for k, w in work_dirs.items()}
+    logs = {k: read_json(Path(w) / "tune_log.json") for k, w in work_dirs.items()}
     kinds = {(lg["network"], lg["target"]) for lg in logs.values()}
     if len(kinds) != 1:
         raise ValueError(f"remeasure_best compares runs of one network and target, got {kinds}")

@@ -1,0 +1,48 @@
+"""What every command shares: outputs checked before any work, one line per mistake."""
+
+import argparse
+
+import pytest
+
+from tvm_gnn.cli import main
+from tvm_gnn.cli.common import output_file, output_folder
+
+
+def test_output_types_accept_new_paths_and_refuse_files_in_the_way(tmp_path):
+    (tmp_path / "afile").write_text("")
+    assert output_file(str(tmp_path / "new" / "deeper" / "x.pt")) == tmp_path / "new/deeper/x.pt"
+    assert output_folder(str(tmp_path / "new")) == tmp_path / "new"
+    for check, text, says in [
+        (output_file, "afile/x.pt", "afile is a file, not a folder"),
+        (output_file, "", "is a folder, not a file"),
+        (output_folder, "afile", "is a file, not a folder"),
+        (output_folder, "afile/sub", "afile is a file, not a folder"),
+    ]:
+        with pytest.raises(argparse.ArgumentTypeError, match=says):
+            check(str(tmp_path / text) if text else str(tmp_path))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["train", "--out", "{tmp}/afile/x.pt"],
+        ["train", "--plot", "{tmp}/afile/x.png"],
+        ["eval", "--json", "{tmp}/afile/x.json"],
+        ["embeddings", "--out", "{tmp}/afile/v.npy"],
+        ["pack", "--out", "{tmp}/afile"],
+        ["tune", "--network", "tiny_cnn", "--work-dir", "{tmp}/afile"],
+    ],
+)
+def test_an_unwritable_output_stops_the_command_before_it_works(tmp_path, capsys, argv):
+    (tmp_path / "afile").write_text("")
+    with pytest.raises(SystemExit) as exit_:
+        main([a.format(tmp=tmp_path) for a in argv])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "afile" in err and "Traceback" not in err
+
+
+def test_a_dataset_root_one_level_too_deep_names_the_root(small_dataset, capsys):
+    code = main(["dataset-stats", "--data", str(small_dataset / "cpu")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"is a hardware folder; pass the dataset root, {small_dataset}" in err
