@@ -21,6 +21,7 @@ import json
 import logging
 import shutil
 import tempfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -101,8 +102,8 @@ def open_db_folder(folder: Path) -> Path:
         try:
             with gzip.open(folder / (f + ".gz"), "rb") as src, atomic_open(out / f, "wb") as dst:
                 shutil.copyfileobj(src, dst)
-        except (EOFError, gzip.BadGzipFile) as err:
-            raise ValueError(
+        except (EOFError, OSError, zlib.error) as err:  # BadGzipFile is an OSError
+            raise DataError(
                 f"{folder / (f + '.gz')} is not a whole gzip file ({err}); restore it from git"
             ) from None
     return out
