@@ -76,25 +76,13 @@ def temporary_folder(prefix: str):
 
 
 def descendants(pid: int) -> list[int]:
-    """Every process below ``pid`` (children first), read from ``/proc``; [] where there is none."""
-    children: dict[int, list[int]] = {}
+    """Every process below ``pid`` (children first); [] if there is none or ``pid`` is gone."""
+    import psutil
+
     try:
-        entries = [e for e in os.listdir("/proc") if e.isdigit()]
-    except OSError:
+        return [p.pid for p in psutil.Process(pid).children(recursive=True)]
+    except psutil.Error:
         return []
-    for entry in entries:
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue  # gone meanwhile
-        children.setdefault(ppid, []).append(int(entry))
-    found, todo = [], [pid]
-    while todo:
-        kids = children.get(todo.pop(), [])
-        found += kids
-        todo += kids
-    return found
 
 
 def _stop(signum, frame) -> None:
