@@ -58,6 +58,18 @@ VARIANTS = {
     "lambdarank-no-topk": ["--loss", "lambdarank", "--no-topk"],
     "lambdarank-learned-emb": ["--loss", "lambdarank", "--embedding", "learned"],
     "lambdarank-hidden-64": ["--loss", "lambdarank", "--hidden", "64"],
+    # issue 28's directions on top of the shipped recipe (LambdaRank)
+    "lambdarank-relational": ["--loss", "lambdarank", "--conv", "relational"],
+    "lambdarank-layers-6-residual": ["--loss", "lambdarank", "--layers", "6", "--residual"],
+    "lambdarank-relational-layers-6-residual": [
+        "--loss",
+        "lambdarank",
+        "--conv",
+        "relational",
+        "--layers",
+        "6",
+        "--residual",
+    ],
     "lambdarank-epochs-100": ["--loss", "lambdarank", "--epochs", "100"],
     # pair targets softened by the measurement noise benchmarks/noise_ceiling.py estimates
     "lambdarank-label-noise": ["--loss", "lambdarank", "--label-noise", "0.17"],

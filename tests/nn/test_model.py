@@ -82,3 +82,34 @@ def test_checkpoint_from_before_topk_at_loads_with_its_three_pools():
     (path,) = old.glob("gnn-*.pt")  # the weights docs/tuning.md's runs used
     model, _, _ = checkpoint.load(path)
     assert model.config.topk_at == "every" and len(model.pools) == 3
+
+
+@pytest.mark.parametrize("topk_at", ["every", "last"])
+def test_a_relational_model_reads_the_edge_types_and_a_graph_model_does_not(topk_at):
+    torch.manual_seed(0)
+    relational = default_gnn(conv="relational", topk_at=topk_at).eval()
+    plain = default_gnn(topk_at=topk_at).eval()
+    batch = Batch.from_data_list([graph.featurize(matmul4), graph.featurize(add_one)])
+    other = batch.clone()
+    other.edge_type = (other.edge_type + 1) % 4  # the same edges, each of another kind
+    with torch.no_grad():
+        out = relational.forward_batch(batch)
+        assert out.shape == (2,) and torch.isfinite(out).all()
+        assert not torch.allclose(out, relational.forward_batch(other))
+        assert torch.equal(plain.forward_batch(batch), plain.forward_batch(other))
+        with pytest.raises(ValueError, match="edge_type"):
+            relational(batch.x, batch.node_type, batch.edge_index, batch.batch, 2)
+    with pytest.raises(ValueError, match="conv"):
+        _config(conv="gat")
+
+
+def test_a_deep_residual_stack_scores_every_graph_and_round_trips():
+    torch.manual_seed(0)
+    model = default_gnn(num_layers=6, residual=True).eval()
+    graphs = [graph.featurize(add_one), graph.featurize(matmul4)] * 2
+    with torch.no_grad():
+        out = model.forward_batch(Batch.from_data_list(graphs))
+    assert out.shape == (4,) and torch.isfinite(out).all() and torch.allclose(out[0], out[2])
+    old = {k: v for k, v in model.config.to_dict().items() if k not in ("conv", "residual")}
+    assert GNNConfig.from_dict(old).conv == "graph"  # checkpoints from before these options
+    assert GNNConfig.from_dict(model.config.to_dict()) == model.config

@@ -46,6 +46,9 @@ def cmd_train(args) -> int:
         "topk_at": args.topk_at,
         "pool_ratio": args.pool_ratio,
         "hidden": args.hidden,
+        "num_layers": args.layers,
+        "conv": args.conv,
+        "residual": args.residual,
         "norm": not args.no_norm,
         "num_features": NUM_FEATURES if args.reuse_features else NUM_BASE_FEATURES,
     }
@@ -210,6 +213,17 @@ def _train_parser(sub) -> None:
     p.add_argument(
         "--hidden", type=positive_int, default=32, help="message-passing width (default: 32)"
     )
+    p.add_argument(
+        "--layers", type=positive_int, default=3, help="message-passing layers (default: 3)"
+    )
+    p.add_argument(
+        "--conv",
+        choices=("graph", "relational"),
+        default="graph",
+        help="message passing: graph (GraphConv, every edge alike) or relational (a weight "
+        "per edge type: syntax tree down and up, def-use and use-def; default: graph)",
+    )
+    p.add_argument("--residual", action="store_true", help="add each layer's input to its output")
     p.add_argument("--epochs", type=positive_int, default=60, help="at most (default: 60)")
     p.add_argument(
         "--patience",

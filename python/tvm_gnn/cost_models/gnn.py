@@ -290,6 +290,7 @@ def predict_candidates(model: GNN, candidates, featurizer, chunk: int = 256):
                 arrays["edge_index"],
                 arrays["batch"],
                 arrays["num_graphs"],
+                arrays["edge_type"],
             )
         scores[idx] = out.numpy()
 

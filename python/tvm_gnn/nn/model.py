@@ -1,6 +1,10 @@
 # Licensed under the Apache License, Version 2.0.
 """The GNN: node-type embedding + numeric features -> 3x GraphConv, TopK pooling -> MLP head.
 
+``conv="relational"`` makes the edge type enter every layer (one weight per edge type, PyG's
+``RGCNConv`` with summed messages: GraphConv per edge type), and ``residual`` adds each layer's
+input to its output so that deeper stacks train.
+
 Imports no ``tvm``: it works on ``torch_geometric`` batches, so it trains and tests offline.
 """
 
@@ -11,14 +15,21 @@ from typing import Literal
 
 import torch
 from torch import nn
-from torch_geometric.nn import GraphConv, TopKPooling, global_max_pool, global_mean_pool
+from torch_geometric.nn import (
+    GraphConv,
+    RGCNConv,
+    TopKPooling,
+    global_max_pool,
+    global_mean_pool,
+)
 
-from .schema import NUM_BASE_FEATURES, NUM_FEATURES
+from .schema import NUM_BASE_FEATURES, NUM_EDGE_TYPES, NUM_FEATURES
 from .vectors import load_vectors
 from .vocab import NODE_TYPES
 
 EMBEDDINGS = ("fasttext", "learned")
 TOPK_AT = ("every", "last")
+CONVS = ("graph", "relational")
 
 
 @dataclass(frozen=True)
@@ -45,10 +56,15 @@ class GNNConfig:
     # BatchNorm on the numeric node features and LayerNorm after each message passing: the raw
     # features sit at very different scales (0/1 flags next to log2 trip counts near 20).
     norm: bool = True
+    # "graph": GraphConv, every edge alike; "relational": a weight per edge type (RGCNConv, sum)
+    conv: Literal["graph", "relational"] = "graph"
+    residual: bool = False  # h + layer(h): deeper stacks
 
     def __post_init__(self):
         if self.embedding not in EMBEDDINGS:
             raise ValueError(f"unknown embedding {self.embedding!r}; choose one of {EMBEDDINGS}")
+        if self.conv not in CONVS:
+            raise ValueError(f"unknown conv {self.conv!r}; choose one of {CONVS}")
         if self.topk_at not in TOPK_AT:
             raise ValueError(f"unknown topk_at {self.topk_at!r}; choose one of {TOPK_AT}")
         if not 0.0 < self.pool_ratio <= 1.0:
@@ -102,7 +118,7 @@ class GNN(nn.Module):
         self.embed.weight.requires_grad_(c.embedding == "learned")
         self.norm_in = nn.BatchNorm1d(c.num_features) if c.norm else nn.Identity()
         self.inp = nn.Linear(c.embed_dim + c.num_features, c.hidden)
-        self.convs = nn.ModuleList(GraphConv(c.hidden, c.hidden) for _ in range(c.num_layers))
+        self.convs = nn.ModuleList(_conv(c) for _ in range(c.num_layers))
         self.norms = nn.ModuleList(
             nn.LayerNorm(c.hidden) if c.norm else nn.Identity() for _ in range(c.num_layers)
         )
@@ -123,17 +139,25 @@ class GNN(nn.Module):
             nn.Linear(c.head_hidden, 1),
         )
 
-    def forward(self, x, node_type, edge_index, batch, num_graphs: int):
-        # x: [N, >= F] float, node_type: [N] long, edge_index: [2, E] long, batch: [N] long
-        x = x[:, : self.config.num_features]  # the featurizer's first F columns
+    def forward(self, x, node_type, edge_index, batch, num_graphs: int, edge_type=None):
+        # x: [N, >= F] float, node_type: [N] long, edge_index: [2, E] long, batch: [N] long,
+        # edge_type: [E] long (read by conv="relational")
+        c = self.config
+        if c.conv == "relational" and edge_type is None:
+            raise ValueError("a relational GNN needs the edges' types (edge_type)")
+        x = x[:, : c.num_features]  # the featurizer's first F columns
         h = torch.cat([self.embed(node_type), self.norm_in(x)], dim=-1)  # [N, D + F]
         h = torch.relu(self.inp(h))  # [N, H]
         readout = 0
         for i, conv in enumerate(self.convs):
-            h = torch.relu(self.norms[i](conv(h, edge_index)))  # [N_i, H]
+            out = conv(h, edge_index, edge_type) if c.conv == "relational" else conv(h, edge_index)
+            out = torch.relu(self.norms[i](out))  # [N_i, H]
+            h = h + out if c.residual else out
             if i in self.pool_after:
                 pool = self.pools[self.pool_after.index(i)]
-                h, edge_index, _, batch, _, _ = pool(h, edge_index, batch=batch)
+                h, edge_index, edge_type, batch, _, _ = pool(
+                    h, edge_index, edge_attr=edge_type, batch=batch
+                )
             mean = global_mean_pool(h, batch, size=num_graphs)  # [B, H]
             mx = global_max_pool(h, batch, size=num_graphs)  # [B, H]
             readout = readout + torch.cat([mean, mx], dim=-1)  # [B, 2H]
@@ -141,7 +165,15 @@ class GNN(nn.Module):
 
     def forward_batch(self, data):
         """Forward on a ``torch_geometric.data.Batch``."""
-        return self(data.x, data.node_type, data.edge_index, data.batch, data.num_graphs)
+        return self(
+            data.x, data.node_type, data.edge_index, data.batch, data.num_graphs, data.edge_type
+        )
+
+
+def _conv(c: GNNConfig) -> nn.Module:
+    if c.conv == "relational":
+        return RGCNConv(c.hidden, c.hidden, NUM_EDGE_TYPES, aggr="add")
+    return GraphConv(c.hidden, c.hidden)
 
 
 def default_gnn(embedding: str = "fasttext", **overrides) -> GNN:
