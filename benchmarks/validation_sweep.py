@@ -61,6 +61,7 @@ VARIANTS = {
     # issue 28's directions on top of the shipped recipe (LambdaRank)
     "lambdarank-relational": ["--loss", "lambdarank", "--conv", "relational"],
     "lambdarank-layers-6-residual": ["--loss", "lambdarank", "--layers", "6", "--residual"],
+    "lambdarank-compare": ["--loss", "lambdarank", "--compare"],
     "lambdarank-relational-layers-6-residual": [
         "--loss",
         "lambdarank",

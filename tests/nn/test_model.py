@@ -113,3 +113,18 @@ def test_a_deep_residual_stack_scores_every_graph_and_round_trips():
     old = {k: v for k, v in model.config.to_dict().items() if k not in ("conv", "residual")}
     assert GNNConfig.from_dict(old).conv == "graph"  # checkpoints from before these options
     assert GNNConfig.from_dict(model.config.to_dict()) == model.config
+
+
+def test_a_comparing_model_scores_each_candidate_against_its_workloads_set():
+    torch.manual_seed(0)
+    model = default_gnn(compare=True).eval()
+    a, b = graph.featurize(add_one), graph.featurize(matmul4)
+    for g, w in ((a, 0), (b, 1)):
+        g.group = torch.tensor(w)
+    with torch.no_grad():
+        alone = model.forward_batch(Batch.from_data_list([a, a.clone()]))
+        mixed = model.forward_batch(Batch.from_data_list([a, b, a.clone()]))  # two workloads
+        assert torch.allclose(mixed[[0, 2]], alone, atol=1e-6)  # b is not in a's set
+        one_set = Batch.from_data_list([a, b, a.clone()])
+        one_set.group = None  # no workloads given: all of them one set, b included
+        assert not torch.allclose(model.forward_batch(one_set)[[0, 2]], alone)

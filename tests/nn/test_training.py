@@ -106,8 +106,8 @@ def test_fit_stops_on_a_non_finite_loss(conv_candidates):
         fit(default_gnn("learned"), data, data, TrainConfig(epochs=2, batch_size=64, seed=0))
 
 
-@pytest.mark.parametrize("conv", ["graph", "relational"])
-def test_predict_candidates_matches_graph_by_graph_prediction(conv_candidates, conv):
+@pytest.mark.parametrize("conv,compare", [("graph", False), ("relational", False), ("graph", True)])
+def test_predict_candidates_matches_graph_by_graph_prediction(conv_candidates, conv, compare):
     import numpy as np
 
     from tvm_gnn.cost_models.gnn import predict_candidates
@@ -115,7 +115,7 @@ def test_predict_candidates_matches_graph_by_graph_prediction(conv_candidates, c
 
     _, cands = conv_candidates
     torch.manual_seed(0)
-    model = default_gnn("fasttext", conv=conv).eval()
+    model = default_gnn("fasttext", conv=conv, compare=compare).eval()
     graphs = [graph.featurize(c.sch.mod) for c in cands[:20]]
     for chunk in (7, 256):  # several chunks overlapping featurize and forward, and one
         scores, errors = predict_candidates(model, cands[:20], FeaturizerConfig(), chunk=chunk)

@@ -49,6 +49,7 @@ def cmd_train(args) -> int:
         "num_layers": args.layers,
         "conv": args.conv,
         "residual": args.residual,
+        "compare": args.compare,
         "norm": not args.no_norm,
         "num_features": NUM_FEATURES if args.reuse_features else NUM_BASE_FEATURES,
     }
@@ -224,6 +225,12 @@ def _train_parser(sub) -> None:
         "per edge type: syntax tree down and up, def-use and use-def; default: graph)",
     )
     p.add_argument("--residual", action="store_true", help="add each layer's input to its output")
+    p.add_argument(
+        "--compare",
+        action="store_true",
+        help="the head also sees each candidate's readout minus the mean of its workload's "
+        "candidates scored with it (one predict call; one workload's graphs in a batch)",
+    )
     p.add_argument("--epochs", type=positive_int, default=60, help="at most (default: 60)")
     p.add_argument(
         "--patience",

@@ -272,27 +272,32 @@ def predict_candidates(model: GNN, candidates, featurizer, chunk: int = 256):
     """Scores of MetaSchedule candidates, featurizing one chunk while the GNN runs on the last.
 
     torch releases the GIL inside its kernels, so on two or more cores the Python featurizer and
-    the forward pass overlap. Returns ``(scores, errors)``; failed candidates score NaN.
+    the forward pass overlap. The head runs once on every chunk's readouts, so a model that
+    compares candidates (``compare``) sees the whole set. Returns ``(scores, errors)``; failed
+    candidates score NaN.
     """
     from concurrent.futures import ThreadPoolExecutor
 
     model.eval()
     scores = np.full(len(candidates), np.nan, dtype=np.float64)
     errors: list[str] = []
+    readouts, scored = [], []
 
     def forward(arrays, idx):
         if arrays is None:
             return
         with torch.inference_mode():  # grad mode is per thread
-            out = model(
-                arrays["x"],
-                arrays["node_type"],
-                arrays["edge_index"],
-                arrays["batch"],
-                arrays["num_graphs"],
-                arrays["edge_type"],
+            readouts.append(
+                model.readout(
+                    arrays["x"],
+                    arrays["node_type"],
+                    arrays["edge_index"],
+                    arrays["batch"],
+                    arrays["num_graphs"],
+                    arrays["edge_type"],
+                )
             )
-        scores[idx] = out.numpy()
+        scored.append(idx)
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         pending = None
@@ -305,4 +310,6 @@ def predict_candidates(model: GNN, candidates, featurizer, chunk: int = 256):
             pending = pool.submit(forward, arrays, idx)
         if pending is not None:
             pending.result()
+    if readouts:
+        scores[np.concatenate(scored)] = model.score(torch.cat(readouts)).numpy()
     return scores, errors

@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import EvaluationError
+from ..errors import DataError, EvaluationError
 from .layout import network_folders, snapshot_line
 from .records import distinct_programs
 
@@ -33,9 +33,15 @@ def _folder_target(folder: Path):
 
     prov = folder / "provenance.jsonl"
     if prov.exists():
-        lines = [ln for ln in prov.read_text().splitlines() if ln.strip()]
+        lines = [(i, ln) for i, ln in enumerate(prov.read_text().splitlines(), 1) if ln.strip()]
         if lines:
-            return tvm.target.Target(json.loads(json.loads(lines[-1])["target"]))
+            number, line = lines[-1]
+            try:
+                return tvm.target.Target(json.loads(json.loads(line)["target"]))
+            except (ValueError, KeyError, TypeError) as err:
+                raise DataError(
+                    f"{prov}, line {number}: not a provenance record with a target ({err!r})"
+                ) from None
     return tvm.target.Target({"kind": "llvm", "num-cores": os.cpu_count() or 1})
 
 

@@ -3,7 +3,11 @@
 
 ``conv="relational"`` makes the edge type enter every layer (one weight per edge type, PyG's
 ``RGCNConv`` with summed messages: GraphConv per edge type), and ``residual`` adds each layer's
-input to its output so that deeper stacks train.
+input to its output so that deeper stacks train. ``compare`` lets the head see each candidate
+beside the other candidates of its workload: the graph's readout and its difference from the mean
+readout of its set (the candidates of one workload that are scored together: one ``predict``
+call, or one workload's graphs in a training batch), so what the candidates share cancels and
+what their schedules change stands out.
 
 Imports no ``tvm``: it works on ``torch_geometric`` batches, so it trains and tests offline.
 """
@@ -22,6 +26,7 @@ from torch_geometric.nn import (
     global_max_pool,
     global_mean_pool,
 )
+from torch_geometric.utils import scatter
 
 from .schema import NUM_BASE_FEATURES, NUM_EDGE_TYPES, NUM_FEATURES
 from .vectors import load_vectors
@@ -59,6 +64,7 @@ class GNNConfig:
     # "graph": GraphConv, every edge alike; "relational": a weight per edge type (RGCNConv, sum)
     conv: Literal["graph", "relational"] = "graph"
     residual: bool = False  # h + layer(h): deeper stacks
+    compare: bool = False  # the head also sees readout - the mean readout of the workload's set
 
     def __post_init__(self):
         if self.embedding not in EMBEDDINGS:
@@ -133,15 +139,23 @@ class GNN(nn.Module):
             TopKPooling(c.hidden, ratio=c.pool_ratio) for _ in self.pool_after
         )
         self.head = nn.Sequential(
-            nn.Linear(2 * c.hidden, c.head_hidden),
+            nn.Linear((4 if c.compare else 2) * c.hidden, c.head_hidden),
             nn.ReLU(),
             nn.Dropout(c.dropout),
             nn.Linear(c.head_hidden, 1),
         )
 
-    def forward(self, x, node_type, edge_index, batch, num_graphs: int, edge_type=None):
+    def forward(self, x, node_type, edge_index, batch, num_graphs: int, edge_type=None, group=None):
+        """Scores ``[B]``. ``edge_type`` is read by ``conv="relational"``; ``group`` (``[B]``
+        long, the graphs' workloads) by ``compare``, where None means one workload."""
+        return self.score(
+            self.readout(x, node_type, edge_index, batch, num_graphs, edge_type), group
+        )
+
+    def readout(self, x, node_type, edge_index, batch, num_graphs: int, edge_type=None):
+        """Each graph's embedding ``[B, 2H]``, before the head."""
         # x: [N, >= F] float, node_type: [N] long, edge_index: [2, E] long, batch: [N] long,
-        # edge_type: [E] long (read by conv="relational")
+        # edge_type: [E] long
         c = self.config
         if c.conv == "relational" and edge_type is None:
             raise ValueError("a relational GNN needs the edges' types (edge_type)")
@@ -161,12 +175,27 @@ class GNN(nn.Module):
             mean = global_mean_pool(h, batch, size=num_graphs)  # [B, H]
             mx = global_max_pool(h, batch, size=num_graphs)  # [B, H]
             readout = readout + torch.cat([mean, mx], dim=-1)  # [B, 2H]
+        return readout
+
+    def score(self, readout, group=None):
+        """The head on readouts ``[B, 2H]`` of graphs from the workloads ``group``."""
+        if self.config.compare:
+            if group is None:
+                group = torch.zeros(len(readout), dtype=torch.long, device=readout.device)
+            set_mean = scatter(readout, group, dim=0, reduce="mean")[group]  # [B, 2H]
+            readout = torch.cat([readout, readout - set_mean], dim=-1)  # [B, 4H]
         return self.head(readout).squeeze(-1)  # [B]
 
     def forward_batch(self, data):
-        """Forward on a ``torch_geometric.data.Batch``."""
+        """Forward on a ``torch_geometric.data.Batch`` (its ``group``, if any, is the sets)."""
         return self(
-            data.x, data.node_type, data.edge_index, data.batch, data.num_graphs, data.edge_type
+            data.x,
+            data.node_type,
+            data.edge_index,
+            data.batch,
+            data.num_graphs,
+            data.edge_type,
+            getattr(data, "group", None),
         )
 
 

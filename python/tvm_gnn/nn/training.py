@@ -184,14 +184,25 @@ def _epoch(
 
 @torch.inference_mode()
 def predict(model: GNN, graphs: list[Data], batch_size: int = 1024) -> np.ndarray:
-    """Scores for ``graphs`` (higher is better), batched, on the device the model is on."""
+    """Scores for ``graphs`` (higher is better), batched, on the device the model is on.
+
+    The head runs once on all readouts, with the graphs' ``group`` (workload) where they have
+    one, so a model that compares candidates sees each workload's whole set.
+    """
     model.eval()
+    if not graphs:
+        return np.zeros(0, np.float64)
     device = next(model.parameters()).device
-    out = []
+    readouts = []
     for i in range(0, len(graphs), batch_size):
-        batch = Batch.from_data_list(graphs[i : i + batch_size]).to(device)
-        out.append(model.forward_batch(batch).cpu().numpy())
-    return np.concatenate(out).astype(np.float64) if out else np.zeros(0, np.float64)
+        b = Batch.from_data_list(graphs[i : i + batch_size]).to(device)
+        readouts.append(
+            model.readout(b.x, b.node_type, b.edge_index, b.batch, b.num_graphs, b.edge_type)
+        )
+    group = None
+    if all(getattr(g, "group", None) is not None for g in graphs):
+        group = torch.stack([g.group for g in graphs]).reshape(-1).to(device)
+    return model.score(torch.cat(readouts), group).cpu().numpy().astype(np.float64)
 
 
 def label_graphs(graphs: list[Data], keys: list[str]) -> list[Data]:
