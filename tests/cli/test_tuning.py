@@ -1,73 +1,29 @@
 """The tuning commands' usage errors: one line, exit 2, before any work."""
 
-import subprocess
-import sys
-
 import pytest
+import tvm
+
+from tvm_gnn.cli import main
+
+NO_GPU = pytest.mark.skipif(tvm.cuda(0).exist, reason="a CUDA device is present: cuda is valid")
 
 
-def test_unknown_network_is_a_usage_error():
-    proc = subprocess.run(
-        [sys.executable, "-m", "tvm_gnn.cli", "tune", "--network", "lenet"],
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 2 and "unknown network 'lenet'" in proc.stderr
-    assert "Traceback" not in proc.stderr
-
-
-def test_budget_beyond_the_trials_is_a_usage_error():
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tvm_gnn.cli",
-            "tune",
-            "--network",
-            "tiny_cnn",
-            "--trials",
-            "8",
-            "--budgets",
-            "4",
-            "16",
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 2 and "--budgets [16] exceed --trials 8" in proc.stderr
-    assert "Traceback" not in proc.stderr
-
-
-def test_cuda_without_a_gpu_is_a_usage_error():
-    import tvm
-
-    if tvm.cuda(0).exist:
-        pytest.skip("a CUDA device is present: --target cuda is valid here")
-    proc = subprocess.run(
-        [sys.executable, "-m", "tvm_gnn.cli", "tune", "--network", "tiny_cnn", "--target", "cuda"],
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 2 and "no CUDA device is present" in proc.stderr
-    assert "Traceback" not in proc.stderr
-
-
-def test_cache_flush_on_a_gpu_target_is_a_usage_error():
-    # a GPU tag, not "cuda": "cuda" reads its limits from a GPU, and CI has none
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tvm_gnn.cli",
-            "tune",
-            "--network",
-            "tiny_cnn",
-            "--target",
-            "nvidia/nvidia-h100",
-            "--cache-flush",
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 2 and "--cache-flush flushes the CPU cache" in proc.stderr
-    assert "Traceback" not in proc.stderr
+@pytest.mark.parametrize(
+    "args,says",
+    [
+        (["--network", "lenet"], "unknown network 'lenet'"),
+        (["--network", "tiny_cnn", "--trials", "8", "--budgets", "4", "16"],
+         "--budgets [16] exceed --trials 8"),
+        pytest.param(["--network", "tiny_cnn", "--target", "cuda"], "no CUDA device is present",
+                     marks=NO_GPU),
+        # a GPU tag, not "cuda": "cuda" reads its limits from a GPU, and CI has none
+        (["--network", "tiny_cnn", "--target", "nvidia/nvidia-h100", "--cache-flush"],
+         "--cache-flush flushes the CPU cache"),
+    ],
+    ids=["unknown-network", "budget-beyond-trials", "cuda-without-gpu", "cache-flush-on-gpu"],
+)  # fmt: skip
+def test_a_usage_error_is_one_line_and_exit_2(capsys, args, says):
+    code = main(["tune", *args])
+    err = capsys.readouterr().err
+    assert code == 2 and says in err and "Traceback" not in err
+    assert err.strip().splitlines() == [next(ln for ln in err.splitlines() if says in ln)]
