@@ -27,3 +27,15 @@ def test_a_usage_error_is_one_line_and_exit_2(capsys, args, says):
     err = capsys.readouterr().err
     assert code == 2 and says in err and "Traceback" not in err
     assert err.strip().splitlines() == [next(ln for ln in err.splitlines() if says in ln)]
+
+
+def test_the_demo_table_gives_each_seed_and_the_ratio_with_its_range():
+    import math
+
+    from tvm_gnn.cli.tuning import demo_table
+
+    best = {("gnn", 0): 1e-3, ("xgb", 0): 2e-3, ("gnn", 1): 2e-3, ("xgb", 1): 1e-3}
+    best |= {("gnn", 2): math.inf, ("xgb", 2): 1e-3}
+    table = demo_table(best, ["gnn", "xgb"], [0, 1, 2], {"gnn": 10.0, "xgb": 20.0})
+    assert "seed 2: gnn found no working program" in table  # a loss is said, not dropped
+    assert "geometric mean 1.000x over 2 seeds (range 0.500-2.000; 0.500, 2.000)" in table

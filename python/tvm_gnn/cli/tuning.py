@@ -15,41 +15,75 @@ from .common import UsageError, output_folder, positive_int, target_args, worklo
 # -- demo ----------------------------------------------------------------------------------------
 #: the demo's work folders are temporary; its log stays where it was run
 DEMO_LOG = "tvm-gnn-demo.log"
+#: per model and seed: three seeds of 48 trials cost about what one seed of 128 did
+DEMO_TRIALS = 48
 
 
 def cmd_demo(args) -> int:
-    """Tune one workload with GNNModel and with XGBModel on the same budget; print both bests."""
+    """Tune one workload with GNNModel and with XGBModel on the same budget, over several seeds;
+    print each seed's best latencies and the ratio with its spread."""
     from ..measure import workloads
     from ..measure.sampling import target_from
     from ..tune.workload import tune_tir
 
     target = target_from(args.target, args.num_cores)
     mod = workloads.get(args.workload)
-    print(f"tvm-gnn demo: {args.workload} on {target.kind.name}, {args.trials} trials per model")
+    seeds = list(range(args.seed, args.seed + args.seeds))
+    print(
+        f"tvm-gnn demo: {args.workload} on {target.kind.name}, {len(seeds)} seeds x "
+        f"{args.trials} trials per model"
+    )
     console.route_tvm_logs(args, DEMO_LOG)
-    rows = []
-    for kind in args.models:
-        start = time.perf_counter()
-        with signals.temporary_folder(prefix=f"tvm_gnn_demo_{kind}_") as work_dir:
-            _, progress = tune_tir(
-                mod,
-                target,
-                work_dir,
-                max_trials=args.trials,
-                cost_model=kind,
-                num_trials_per_iter=args.trials_per_iter,
-                seed=args.seed,
-                desc=kind,
-                progress=not args.quiet,
-                checkpoint=args.checkpoint if kind == "gnn" else None,
-                population=args.population,
-            )
-        rows.append((kind, progress.best, progress.errors, time.perf_counter() - start))
+    best: dict[tuple[str, int], float] = {}
+    seconds: dict[str, float] = dict.fromkeys(args.models, 0.0)
+    for seed in seeds:
+        for kind in args.models:
+            start = time.perf_counter()
+            with signals.temporary_folder(prefix=f"tvm_gnn_demo_{kind}_") as work_dir:
+                _, progress = tune_tir(
+                    mod,
+                    target,
+                    work_dir,
+                    max_trials=args.trials,
+                    cost_model=kind,
+                    num_trials_per_iter=args.trials_per_iter,
+                    seed=seed,
+                    desc=f"{kind} seed {seed}",
+                    progress=not args.quiet,
+                    checkpoint=args.checkpoint if kind == "gnn" else None,
+                    population=args.population,
+                )
+            best[kind, seed] = progress.best
+            seconds[kind] += time.perf_counter() - start
     print()
-    print(f"{'cost model':<12}{'best latency':>16}{'failed trials':>16}{'tuning time':>14}")
-    for kind, best, errors, secs in rows:
-        print(f"{kind:<12}{best * 1e3:>13.4f} ms{errors:>16}{secs:>12.1f} s")
+    print(demo_table(best, args.models, seeds, seconds))
     return 0
+
+
+def demo_table(best: dict, models: list[str], seeds: list[int], seconds: dict) -> str:
+    """Each seed's best latency per model, and the first model's ratio to each other one: per
+    seed, and their geometric mean with the range, which says how far one seed can be trusted."""
+    import numpy as np
+
+    lines = ["seed" + "".join(f"{m + ' (ms)':>16}" for m in models)]
+    lines += [f"{s:<4}" + "".join(f"{best[m, s] * 1e3:>16.4f}" for m in models) for s in seeds]
+    lines.append("time" + "".join(f"{seconds[m]:>14.0f} s" for m in models))
+    first = models[0]
+    for other in models[1:]:
+        both = [s for s in seeds if np.isfinite(best[first, s]) and np.isfinite(best[other, s])]
+        for s in sorted(set(seeds) - set(both)):
+            failed = [m for m in (first, other) if not np.isfinite(best[m, s])]
+            lines.append(f"seed {s}: {' and '.join(failed)} found no working program")
+        if not both:
+            continue
+        ratios = np.array([best[first, s] / best[other, s] for s in both])
+        per_seed = ", ".join(f"{r:.3f}" for r in ratios)
+        lines.append(
+            f"{first}/{other} best latency: geometric mean {np.exp(np.log(ratios).mean()):.3f}x "
+            f"over {len(ratios)} seeds (range {ratios.min():.3f}-{ratios.max():.3f}; {per_seed})"
+            f"; below 1: {first} found the faster program"
+        )
+    return "\n".join(lines)
 
 
 def cmd_tune(args) -> int:
@@ -131,14 +165,20 @@ def _demo_parser(sub) -> None:
     p.add_argument(
         "--trials",
         type=positive_int,
-        default=128,
-        help="measured trials per cost model (default: 128)",
+        default=DEMO_TRIALS,
+        help=f"measured trials per cost model and seed (default: {DEMO_TRIALS})",
+    )
+    p.add_argument(
+        "--seeds",
+        type=positive_int,
+        default=3,
+        help="seeds per model, from --seed on: one seed is an anecdote (default: 3)",
     )
     p.add_argument(
         "--trials-per-iter",
         type=positive_int,
-        default=32,
-        help="candidates measured per search iteration (default: 32)",
+        default=16,
+        help="candidates measured per search iteration (default: 16)",
     )
     p.add_argument(
         "--models",
@@ -149,7 +189,7 @@ def _demo_parser(sub) -> None:
     )
     p.add_argument("--checkpoint", default=None, help="GNN weights to start from")
     _population_option(p)
-    p.add_argument("--seed", type=int, default=0, help="search and model seed (default: 0)")
+    p.add_argument("--seed", type=int, default=0, help="the first seed (default: 0)")
     target_args(p)
     console.log_option(p, DEMO_LOG)
     p.set_defaults(func=cmd_demo)
