@@ -194,7 +194,7 @@ class GNN(nn.Module):
             data.edge_index,
             data.batch,
             data.num_graphs,
-            data.edge_type,
+            getattr(data, "edge_type", None),
             getattr(data, "group", None),
         )
 

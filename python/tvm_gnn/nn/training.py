@@ -196,8 +196,9 @@ def predict(model: GNN, graphs: list[Data], batch_size: int = 1024) -> np.ndarra
     readouts = []
     for i in range(0, len(graphs), batch_size):
         b = Batch.from_data_list(graphs[i : i + batch_size]).to(device)
+        edge_type = getattr(b, "edge_type", None)
         readouts.append(
-            model.readout(b.x, b.node_type, b.edge_index, b.batch, b.num_graphs, b.edge_type)
+            model.readout(b.x, b.node_type, b.edge_index, b.batch, b.num_graphs, edge_type)
         )
     group = None
     if all(getattr(g, "group", None) is not None for g in graphs):
