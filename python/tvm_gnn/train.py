@@ -7,6 +7,7 @@ of the training networks' workloads.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,8 @@ from .measure.networks import HELD_OUT
 from .nn.model import GNN, default_gnn
 from .nn.schema import FeaturizerConfig
 from .nn.training import History, TrainConfig, fit, label_graphs
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -64,11 +67,16 @@ def train_on_dataset(
         )
     if snapshot is None:  # the record files as they are now (`collect` only appends to them)
         snapshot = {net: dataset.record_lines(Path(root) / hardware / net) for net in nets}
-    elif set(snapshot) != set(nets):
-        raise ValueError(
-            f"the snapshot covers {sorted(snapshot)}, but the training networks "
-            f"of {root}/{hardware} are {nets}"
-        )
+    else:  # exactly the records a checkpoint saw: networks added since are left out
+        missing = sorted(set(snapshot) - set(nets))
+        if missing:
+            raise ValueError(
+                f"the snapshot covers {missing}, which {root}/{hardware} has no training "
+                f"records of (held out: {sorted(held_out)})"
+            )
+        if set(nets) - set(snapshot):
+            logger.info("not in the snapshot, left out: %s", sorted(set(nets) - set(snapshot)))
+        nets = sorted(snapshot)
     graphs, samples = dataset.load_graphs(
         root, featurizer, cache_dir, progress, hardware, nets, snapshot
     )

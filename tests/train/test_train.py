@@ -72,9 +72,11 @@ def test_a_checkpoint_keeps_its_records_after_the_dataset_grows(small_dataset, t
     assert train_cli(root, old, "--epochs", "1") == 0
     assert checkpoint.load(old)[2]["train_records"] == {"resnet50": 80}
 
-    records.write_text("".join(full))  # collect went on
+    records.write_text("".join(full))  # collect went on, and measured another network
+    shutil.copytree(root / "cpu" / "resnet50", root / "cpu" / "later")
     again = tmp_path / "again.pt"
     assert train_cli(root, again, "--epochs", "1", "--records-of", str(old)) == 0
+    shutil.rmtree(root / "cpu" / "later")
     m1, _, info = checkpoint.load(old)
     m2, _, info2 = checkpoint.load(again)
     assert info2["train_records"] == {"resnet50": 80}
