@@ -6,12 +6,11 @@ from __future__ import annotations
 import gzip
 import io
 import shutil
-import zlib
 from pathlib import Path
 
 from .. import atomic
 from ..errors import DataError
-from .layout import DB_FILES, META_FILES, check_root, count_lines, network_folders
+from .layout import DB_FILES, META_FILES, check_root, count_lines, gunzip, network_folders
 
 
 def unpack(packed_root, raw_root) -> list[str]:
@@ -27,9 +26,14 @@ def unpack(packed_root, raw_root) -> list[str]:
             continue
         # every archive of the folder checked whole before any file lands: a cut .gz must not
         # leave a half-unpacked folder that a second unpack would skip and collect resume from
-        plain = {
-            f: _gunzip(folder / (f + ".gz")) for f in DB_FILES if (folder / (f + ".gz")).exists()
-        }
+        try:
+            plain = {
+                f: gunzip(folder / (f + ".gz")) for f in DB_FILES if (folder / (f + ".gz")).exists()
+            }
+        except DataError as err:
+            raise DataError(
+                f"{err}; nothing of its folder was unpacked: run unpack again"
+            ) from None
         for f in META_FILES:  # meta files first: the database files mark the folder as unpacked
             if (folder / f).exists():
                 atomic.write_bytes(dest / f, (folder / f).read_bytes())
@@ -37,19 +41,6 @@ def unpack(packed_root, raw_root) -> list[str]:
             atomic.write_bytes(dest / f, data)
             written.append(str(dest / f))
     return written
-
-
-def _gunzip(path: Path) -> bytes:
-    """The whole contents of ``path``; :class:`~tvm_gnn.errors.DataError` naming it if it is cut
-    or corrupt (gzip checks the length and CRC of every member at its end)."""
-    try:
-        with gzip.open(path, "rb") as f:
-            return f.read()
-    except (OSError, EOFError, zlib.error) as err:
-        raise DataError(
-            f"{path} is cut or corrupt ({err}); nothing of its folder was unpacked. "
-            f"Restore it (for example `git checkout -- {path}`) and run unpack again"
-        ) from None
 
 
 def pack(raw_root, out_root, force: bool = False) -> list[str]:

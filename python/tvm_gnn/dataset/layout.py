@@ -19,13 +19,12 @@ import gzip
 import hashlib
 import json
 import logging
-import shutil
 import tempfile
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..atomic import atomic_open
+from .. import atomic
 from ..errors import DataError
 from . import dbfile
 
@@ -97,16 +96,22 @@ def open_db_folder(folder: Path) -> Path:
     out = Path(tempfile.gettempdir()) / "tvm_gnn_db" / contents_digest(folder)[:16]
     out.mkdir(parents=True, exist_ok=True)
     for f in DB_FILES:
-        if (out / f).exists():
-            continue
-        try:
-            with gzip.open(folder / (f + ".gz"), "rb") as src, atomic_open(out / f, "wb") as dst:
-                shutil.copyfileobj(src, dst)
-        except (EOFError, OSError, zlib.error) as err:  # BadGzipFile is an OSError
-            raise DataError(
-                f"{folder / (f + '.gz')} is not a whole gzip file ({err}); restore it from git"
-            ) from None
+        if not (out / f).exists():
+            atomic.write_bytes(out / f, gunzip(folder / (f + ".gz")))
     return out
+
+
+def gunzip(path: Path) -> bytes:
+    """The whole contents of ``path``; :class:`~tvm_gnn.errors.DataError` naming it if it is cut
+    or corrupt (gzip checks the length and CRC of every member at its end)."""
+    try:
+        with gzip.open(path, "rb") as f:
+            return f.read()
+    except (EOFError, OSError, zlib.error) as err:  # BadGzipFile is an OSError
+        raise DataError(
+            f"{path} is cut or corrupt, not a whole gzip file ({err}); restore it from git "
+            f"(`git checkout -- {path}`)"
+        ) from None
 
 
 def count_lines(path: Path) -> int:
