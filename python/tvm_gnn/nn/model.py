@@ -186,17 +186,16 @@ class GNN(nn.Module):
             readout = torch.cat([readout, readout - set_mean], dim=-1)  # [B, 4H]
         return self.head(readout).squeeze(-1)  # [B]
 
+    def readout_batch(self, data):
+        """:meth:`readout` of a ``torch_geometric.data.Batch``."""
+        edge_type = getattr(data, "edge_type", None)
+        return self.readout(
+            data.x, data.node_type, data.edge_index, data.batch, data.num_graphs, edge_type
+        )
+
     def forward_batch(self, data):
         """Forward on a ``torch_geometric.data.Batch`` (its ``group``, if any, is the sets)."""
-        return self(
-            data.x,
-            data.node_type,
-            data.edge_index,
-            data.batch,
-            data.num_graphs,
-            getattr(data, "edge_type", None),
-            getattr(data, "group", None),
-        )
+        return self.score(self.readout_batch(data), getattr(data, "group", None))
 
 
 def _conv(c: GNNConfig) -> nn.Module:

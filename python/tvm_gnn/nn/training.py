@@ -195,11 +195,8 @@ def predict(model: GNN, graphs: list[Data], batch_size: int = 1024) -> np.ndarra
     device = next(model.parameters()).device
     readouts = []
     for i in range(0, len(graphs), batch_size):
-        b = Batch.from_data_list(graphs[i : i + batch_size]).to(device)
-        edge_type = getattr(b, "edge_type", None)
-        readouts.append(
-            model.readout(b.x, b.node_type, b.edge_index, b.batch, b.num_graphs, edge_type)
-        )
+        batch = Batch.from_data_list(graphs[i : i + batch_size]).to(device)
+        readouts.append(model.readout_batch(batch))
     group = None
     if all(getattr(g, "group", None) is not None for g in graphs):
         group = torch.stack([g.group for g in graphs]).reshape(-1).to(device)
