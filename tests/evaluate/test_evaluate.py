@@ -103,3 +103,38 @@ def test_eval_names_a_missing_checkpoint(small_dataset, tmp_path, capsys):
     )
     assert code == 2
     assert "nope.pt" in capsys.readouterr().err
+
+
+def test_runs_interval_and_test_databases(small_dataset, trained, tmp_path):
+    """Two GNN runs and two XGBModel seeds give per-run rows and the error ratio's interval; a
+    folder given as --test-db scores exactly like the same network held out."""
+    common = ["eval", "--data", str(small_dataset), "--held-out", "resnet18", "-q"]
+    runs = [*common, "--models", "gnn", "xgb", "--seeds", "0", "1"]
+    runs += ["--gnn", str(trained["gnn"]), str(trained["gnn-no-topk"])]
+    assert main([*runs, "--json", str(tmp_path / "runs.json")]) == 0
+    res = json.loads((tmp_path / "runs.json").read_text())
+    assert [r["run"] for r in res["models"]["xgb"]["runs"]] == ["seed 0", "seed 1"]
+    gnn_runs = [r["unshared"]["pairwise"] for r in res["models"]["gnn"]["runs"]]
+    assert [r["run"] for r in res["models"]["gnn"]["runs"]] == ["gnn.pt", "notopk.pt"]
+    mean = res["models"]["gnn"]["unshared"]["average"]["pairwise"]
+    assert abs(mean - sum(gnn_runs) / 2) < 1e-9
+    p = res["protocol"]
+    assert (p["gnn_runs"], p["xgb_runs"]) == (2, 2) and p["workloads"] > 0
+    assert p["low"] <= p["ratio"] <= p["high"]
+    gnn_err, xgb_err = 1 - mean, 1 - res["models"]["xgb"]["unshared"]["average"]["pairwise"]
+    assert abs(p["ratio"] - gnn_err / xgb_err) < 1e-9
+
+    folder = small_dataset / "cpu" / "resnet18"
+    one = [*common, "--models", "gnn", "--gnn", str(trained["gnn"])]
+    assert main([*one, "--json", str(tmp_path / "held.json")]) == 0
+    assert main([*one, "--test-db", f"theirs={folder}", "--json", str(tmp_path / "db.json")]) == 0
+    held, db = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("held", "db"))
+    assert db["held_out"] == ["theirs"]
+    for part in ("all", "unshared"):
+        assert db["models"]["gnn"][part]["theirs"] == held["models"]["gnn"][part]["resnet18"]
+
+
+def test_eval_names_a_test_folder_without_a_database(small_dataset, tmp_path, capsys):
+    code = main(["eval", "--data", str(small_dataset), "--test-db", str(tmp_path), "-q"])
+    assert code == 2
+    assert f"{tmp_path} holds no MetaSchedule database" in capsys.readouterr().err

@@ -1,5 +1,5 @@
 # Licensed under the Apache License, Version 2.0.
-"""``tvm-gnn train`` and ``tvm-gnn eval``: train the GNN, and compare it with TVM's cost models."""
+"""``tvm-gnn train``: train the GNN on the dataset's training networks."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from .common import (
 )
 
 
-# -- train / eval --------------------------------------------------------------------------------
+# -- train -------------------------------------------------------------------------------------
 def train_featurizer(args):
     """The ``FeaturizerConfig`` that ``tvm-gnn train`` builds its graphs with, from its options."""
     return FeaturizerConfig(reuse=args.reuse_features)
@@ -85,58 +85,6 @@ def cmd_train(args) -> int:
         f"accuracy {acc:.4f}, top-1 {top1:.4f}; training took {i['train_seconds']:.1f} s"
     )
     print(f"wrote {args.out} and {plot}")
-    return 0
-
-
-#: The section of the results document that ``tvm-gnn eval --out`` rewrites.
-RESULTS_SECTION = "tvm-gnn eval"
-
-
-def cmd_eval(args) -> int:
-    """Rank the held-out networks' measured programs with the GNN and TVM's cost models."""
-    from ..cost_models.mlp_fixes import reproducible_arithmetic
-
-    reproducible_arithmetic()  # before any matrix product: the GNN rows run first
-    from .. import atomic, dataset
-    from ..errors import EvaluationError
-    from ..evaluate import evaluate, markdown, plot
-    from ..report import write_section
-    from ..resources import PRETRAINED
-
-    hardware = dataset.resolve_hardware(args.data, args.hardware)
-    checkpoints = {
-        "gnn": args.gnn or str(PRETRAINED),
-        "gnn-learned-emb": args.gnn_learned_emb or f"models/{hardware}/gnn-learned-emb.pt",
-        "gnn-no-topk": args.gnn_no_topk or f"models/{hardware}/gnn-no-topk.pt",
-    }
-    for name in args.models:
-        if name in checkpoints and not Path(checkpoints[name]).exists():
-            raise UsageError(
-                f"no checkpoint {checkpoints[name]} for {name}; train one with "
-                f"`tvm-gnn train` or leave {name} out of --models"
-            )
-    try:
-        res = evaluate(
-            args.data,
-            checkpoints,
-            hardware=hardware,
-            held_out=args.held_out,
-            models=args.models,
-            seed=args.seed,
-            progress=not args.quiet,
-        )
-    except EvaluationError as err:
-        raise UsageError(str(err)) from None
-    table = markdown(res)
-    print(table)
-    if args.out:
-        write_section(args.out, RESULTS_SECTION, table, title="Results")
-        print(f"wrote the tables into {args.out}")
-    if args.plot:
-        plot(res, args.plot)
-        print(f"wrote {args.plot}")
-    if args.json:
-        atomic.write_json(args.json, res)
     return 0
 
 
@@ -247,51 +195,5 @@ def _train_parser(sub) -> None:
     p.set_defaults(func=cmd_train)
 
 
-def _eval_parser(sub) -> None:
-    from ..evaluate.run import MODELS
-    from ..measure.networks import HELD_OUT
-
-    p = sub.add_parser(
-        "eval", help="compare cost models on the held-out networks", description=cmd_eval.__doc__
-    )
-    p.add_argument("--data", default="data", help="dataset root, raw or packed (default: data)")
-    p.add_argument("--hardware", default=None, help="hardware folder (default: the only one)")
-    p.add_argument(
-        "--held-out",
-        nargs="+",
-        default=list(HELD_OUT),
-        help=f"networks evaluated (default: {' '.join(HELD_OUT)})",
-    )
-    p.add_argument(
-        "--models",
-        nargs="+",
-        choices=MODELS,
-        default=list(MODELS),
-        help="models to compare (default: all)",
-    )
-    p.add_argument("--gnn", default=None, help="GNN checkpoint (default: the shipped weights)")
-    p.add_argument(
-        "--gnn-learned-emb",
-        default=None,
-        help="learned-embedding GNN (default: models/HARDWARE/gnn-learned-emb.pt)",
-    )
-    p.add_argument(
-        "--gnn-no-topk",
-        default=None,
-        help="GNN without TopK pooling (default: models/HARDWARE/gnn-no-topk.pt)",
-    )
-    p.add_argument(
-        "--out",
-        type=output_file,
-        default=None,
-        help="markdown file whose generated block gets the tables (e.g. docs/results.md)",
-    )
-    p.add_argument("--plot", type=output_file, default=None, help="bar-plot PNG")
-    p.add_argument("--json", type=output_file, default=None, help="all numbers as JSON")
-    p.add_argument("--seed", type=int, default=0, help="baseline training seed (default: 0)")
-    p.set_defaults(func=cmd_eval)
-
-
 def add_parsers(sub) -> None:
     _train_parser(sub)
-    _eval_parser(sub)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import DataError, EvaluationError
-from .layout import network_folders, snapshot_line
+from .layout import is_db_folder, network_folders, snapshot_line
 from .records import distinct_programs
 
 
@@ -53,8 +53,6 @@ def load_groups(
     ``snapshot`` (``{network: record lines}``, a checkpoint's ``train_records``) reads those
     networks' record files only that far: the records a model was trained on.
     """
-    from tvm.s_tir import meta_schedule as ms
-
     folders = [
         (net, f) for hw, net, f in network_folders(root) if hw == hardware and net in set(networks)
     ]
@@ -67,21 +65,49 @@ def load_groups(
         folders = tqdm(folders, desc="load records", unit="network")
     groups: dict[tuple[str, str], Group] = {}
     for net, folder in folders:
-        target = _folder_target(folder)
         try:
             max_line = snapshot_line(folder, snapshot)
         except ValueError as err:
             raise EvaluationError(str(err)) from None
-        for s, record, cand in distinct_programs(folder, max_line):
-            key = (net, s.shash)
-            if key not in groups:
-                ctx = ms.TuneContext(
-                    mod=record.workload.mod, target=target, num_threads=os.cpu_count() or 1
-                )
-                groups[key] = Group(net, s.shash, s.task, s.weight, ctx)
-            groups[key].candidates.append(cand)
-            groups[key].latencies.append(s.latency)
+        _add_folder(groups, net, folder, max_line)
     return list(groups.values())
+
+
+def load_folder_groups(folders: dict, progress: bool = False) -> list[Group]:
+    """Measured candidates of any folders of MetaSchedule databases (``{name: folder}``, each
+    holding ``database_tuning_record.json`` and ``database_workload.json``, gzipped or not),
+    grouped by (name, workload). Task weights default to 1 where a folder has no ``tasks.json``.
+    """
+    groups: dict[tuple[str, str], Group] = {}
+    items = list(folders.items())
+    if progress:
+        from tqdm import tqdm
+
+        items = tqdm(items, desc="load records", unit="folder")
+    for name, folder in items:
+        folder = Path(folder)
+        if not is_db_folder(folder):
+            raise EvaluationError(
+                f"{folder} holds no MetaSchedule database (database_tuning_record.json and "
+                "database_workload.json, gzipped or not)"
+            )
+        _add_folder(groups, name, folder, None)
+    return list(groups.values())
+
+
+def _add_folder(groups: dict, net: str, folder: Path, max_line: int | None) -> None:
+    from tvm.s_tir import meta_schedule as ms
+
+    target = _folder_target(folder)
+    for s, record, cand in distinct_programs(folder, max_line):
+        key = (net, s.shash)
+        if key not in groups:
+            ctx = ms.TuneContext(
+                mod=record.workload.mod, target=target, num_threads=os.cpu_count() or 1
+            )
+            groups[key] = Group(net, s.shash, s.task, s.weight, ctx)
+        groups[key].candidates.append(cand)
+        groups[key].latencies.append(s.latency)
 
 
 def runner_results(latencies):

@@ -37,7 +37,7 @@ DB_FILES = (dbfile.WORKLOAD_FILE, dbfile.RECORD_FILE)
 META_FILES = ("tasks.json", "provenance.jsonl", "exhausted.json")
 
 
-def _is_db_folder(folder: Path) -> bool:
+def is_db_folder(folder: Path) -> bool:
     return folder.is_dir() and any(
         (folder / f).exists() or (folder / (f + ".gz")).exists() for f in DB_FILES
     )
@@ -46,7 +46,7 @@ def _is_db_folder(folder: Path) -> bool:
 def network_folders(root) -> Iterator[tuple[str, str, Path]]:
     """``(hardware, network, folder)`` for every database folder under ``root``."""
     for folder in sorted(Path(root).glob("*/*")):
-        if _is_db_folder(folder):
+        if is_db_folder(folder):
             yield folder.parent.name, folder.name, folder
 
 
@@ -65,11 +65,11 @@ def check_root(root, what: str = "dataset root") -> Path:
         raise DataError(f"{what} {root} is not a folder ({layout})")
     if any(network_folders(root)):
         return root
-    if _is_db_folder(root):
+    if is_db_folder(root):
         raise DataError(
             f"{root} is one network's folder; pass the dataset root, {root.parent.parent}"
         )
-    if any(_is_db_folder(f) for f in root.iterdir()):
+    if any(is_db_folder(f) for f in root.iterdir()):
         raise DataError(f"{root} is a hardware folder; pass the dataset root, {root.parent}")
     raise DataError(f"no dataset under {what} {root} ({layout})")
 

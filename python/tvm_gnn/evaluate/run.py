@@ -14,12 +14,19 @@ Metrics (``tvm_gnn.metrics``), per held-out network, then averaged over networks
 
 Each is computed on all of a network's workloads and on those it does not share (same structural
 hash) with any training network.
+
+Several runs per model give its spread: several GNN checkpoints (one configuration trained with
+different seeds) and several baseline seeds. The tables show the mean over runs; ``runs`` keeps
+each, and ``protocol`` the GNN/XGBModel pairwise-error ratio on the unshared workloads with a
+bootstrap interval over workloads (:func:`tvm_gnn.nn.metrics.bootstrap_error_ratio`).
+
+The test data is the held-out networks of the dataset, or any folders of MetaSchedule databases
+(``test_folders``: for example the databases of tuning runs on another CPU).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import time
 from pathlib import Path
@@ -30,12 +37,12 @@ from .. import dataset
 from ..cost_models.baselines import train_mlp, train_xgb
 from ..cost_models.gnn import GNNModel
 from ..cost_models.mlp_fixes import MKL_CBWR, mkl_mode, mlp_compat
-from ..dataset.groups import Group, load_groups
+from ..dataset.groups import Group, load_folder_groups, load_groups
 from ..errors import EvaluationError
 from ..measure.networks import HELD_OUT
-from ..nn.checkpoint import read_info
-from ..nn.metrics import pairwise_accuracy, topk_score
+from ..nn.metrics import bootstrap_error_ratio, pairwise_accuracy, pairwise_by_group, topk_score
 from ..progress import bar
+from .training_records import checkpoint_infos, paths, training_records
 
 logger = logging.getLogger(__name__)
 
@@ -91,95 +98,51 @@ def network_metrics(groups: list[Group], scores: list[np.ndarray]) -> dict:
     }
 
 
-def _checkpoint_infos(checkpoints: dict, models, held_out) -> dict[str, dict]:
-    """What each GNN checkpoint among ``models`` recorded when it was trained, read once.
-
-    Refuses a checkpoint that does not record its training networks, one that saw a network it is
-    evaluated on, and checkpoints trained on different networks: the baselines are trained on
-    exactly the GNNs' networks, so that every row sees the same records.
-    """
-    infos = {}
-    for name in models:
-        if not name.startswith("gnn"):
-            continue
-        if name not in checkpoints:
-            raise EvaluationError(f"no checkpoint given for {name}")
-        path = checkpoints[name]
-        info = read_info(path)
-        if info.get("train_networks") is None:
-            raise EvaluationError(
-                f"{path} does not record its training networks; train it with `tvm-gnn train`"
-            )
-        leaked = sorted(set(info["train_networks"]) & set(held_out))
-        if leaked:
-            raise EvaluationError(f"{path} was trained on held-out network(s) {leaked}")
-        infos[name] = info
-    splits = {name: sorted(info["train_networks"]) for name, info in infos.items()}
-    if len({tuple(v) for v in splits.values()}) > 1:
-        raise EvaluationError(f"the GNN checkpoints were trained on different networks: {splits}")
-    snapshots = {name: info.get("train_records") for name, info in infos.items()}
-    if len({json.dumps(v, sort_keys=True) for v in snapshots.values()}) > 1:
-        raise EvaluationError(
-            "the GNN checkpoints were trained on different records (record "
-            f"lines per network): {snapshots}; retrain them on the same data, "
-            "e.g. with `tvm-gnn train --records-of`"
-        )
-    return infos
-
-
-def _records_reference(path, hardware: str, held_out) -> dict | None:
-    """The training record of checkpoint ``path`` if it can stand for the GNN rows' records."""
-    if not path or not Path(path).is_file():
-        return None
-    info = read_info(path)
-    if (
-        info.get("hardware") != hardware
-        or info.get("train_networks") is None
-        or set(info["train_networks"]) & set(held_out)
-    ):
-        return None
-    logger.info("baselines train on the records %s was trained on", path)
-    return info
-
-
 def evaluate(
     root,
-    checkpoints: dict[str, str],
+    checkpoints: dict,
     hardware: str | None = None,
     held_out=HELD_OUT,
     models=MODELS,
-    seed: int = 0,
+    seeds=(0,),
+    test_folders: dict | None = None,
     progress: bool = False,
 ) -> dict:
     """Evaluate ``models`` on ``held_out``; GNN variants come from ``checkpoints[name]``.
 
+    ``checkpoints[name]`` is one path or a list of them (one run each); every other model runs
+    once per seed of ``seeds``. ``test_folders`` (``{name: folder of MetaSchedule databases}``)
+    replaces the held-out networks' folders as test data; the checkpoints must still not have
+    seen ``held_out``.
+
     Returns ``{"models": {name: {"throughput": c/s, "train_seconds": s, "all": {net: metrics},
-    "unshared": {net: metrics}}}, "shared": [...], ...}``.
+    "unshared": {net: metrics}, "runs": [...]}}, "protocol": {...}, "shared": [...], ...}``
+    with metrics averaged over each model's runs.
     """
     hardware = dataset.resolve_hardware(root, hardware)
-    infos = _checkpoint_infos(checkpoints, models, held_out)
-    train_nets, snapshot = _training_records(root, hardware, infos, checkpoints, held_out)
-    test = load_groups(root, hardware, held_out, progress)
+    seeds = list(seeds) or [0]
+    infos = checkpoint_infos(checkpoints, models, held_out)
+    train_nets, snapshot = training_records(root, hardware, infos, checkpoints, held_out)
+    if test_folders:
+        test, nets = load_folder_groups(test_folders, progress), list(test_folders)
+    else:
+        test, nets = load_groups(root, hardware, held_out, progress), list(held_out)
     needs_train = any(m in ("xgb", "mlp") for m in models)
     train = load_groups(root, hardware, train_nets, progress, snapshot) if needs_train else None
     # A workload with one distinct program offers no choice: every model picks it. Such groups
     # are left out (and MLPModel.predict crashes on a single candidate).
     trivial = sum(len(g.candidates) < 2 for g in test)
     test = [g for g in test if len(g.candidates) > 1]
-    train_hashes = set()
-    for net in train_nets:
-        folder = Path(root) / hardware / net
-        max_line = dataset.snapshot_line(folder, snapshot)
-        train_hashes |= {s.shash for s in dataset.samples(folder, max_line)[0]}
-    shared = sorted({g.shash for g in test} & train_hashes)
+    shared = _shared(root, hardware, train_nets, snapshot, test)
     out = {
         "hardware": hardware,
-        "held_out": list(held_out),
+        "held_out": nets,
+        "test_folders": {k: str(v) for k, v in (test_folders or {}).items()},
         "train_networks": train_nets,
         "train_records": snapshot,
         "shared": shared,
         "single_program_workloads": trivial,
-        "seed": seed,
+        "seeds": seeds,
         "mkl_cbwr": mkl_mode(),
         "models": {},
     }
@@ -191,52 +154,126 @@ def evaluate(
             MKL_CBWR,
             MKL_CBWR,
         )
+    unshared = [i for i, g in enumerate(test) if g.shash not in shared]
+    accuracy = {}  # name -> runs x unshared workloads: pairwise accuracy, for the interval
     for name in models:
-        start = time.perf_counter()
-        if name.startswith("gnn"):
-            model = GNNModel(checkpoint=checkpoints[name], seed=seed)
-            # trained by `tvm-gnn train`, which recorded how long it took
-            start = time.perf_counter() - float(infos[name].get("train_seconds", 0.0))
-        else:
-            model = _baseline(name, train, seed, progress)
-        train_seconds = time.perf_counter() - start
-        with mlp_compat() if name == "mlp" else contextlib.nullcontext():
-            scores, throughput = score_model(model, test, progress, desc=f"predict {name}")
-        res = {
-            "throughput": throughput,
-            "train_seconds": train_seconds,
-            **_metrics(test, scores, held_out, shared),
-        }
-        out["models"][name] = res
-        logger.info("%s: %s", name, res["unshared"]["average"])
+        out["models"][name], accuracy[name] = _run_model(
+            name, checkpoints, infos, train, seeds, test, nets, shared, progress
+        )
+    if "gnn" in accuracy and "xgb" in accuracy and unshared:
+        strata = [test[i].network for i in unshared]
+        out["protocol"] = _protocol(accuracy["gnn"], accuracy["xgb"], strata, seeds[0])
     return out
 
 
-def _training_records(root, hardware: str, infos: dict, checkpoints: dict, held_out):
-    """``(training networks, snapshot)``: the records every row trains on.
-
-    Those the GNNs saw. Without a GNN row, those the ``gnn`` checkpoint saw if it was trained on
-    this hardware without the held-out networks, so that ``--models mlp`` alone trains MLPModel
-    on exactly what the full table's row saw; without either, every network not held out.
-    """
-    reference = next(iter(infos.values()), None) or _records_reference(
-        checkpoints.get("gnn"), hardware, held_out
-    )
-    snapshot = None
-    if reference:
-        train_nets = sorted(reference["train_networks"])
-        snapshot = reference.get("train_records")
-    else:  # no GNN to compare with: everything that is not held out
-        train_nets = dataset.training_networks(root, hardware, set(held_out) | set(HELD_OUT))
-    missing = [n for n in train_nets if not (Path(root) / hardware / n).is_dir()]
-    if missing:
-        raise EvaluationError(
-            f"the GNN was trained on {missing}, which {root}/{hardware} lacks: "
-            "the baselines could not see the same records"
+def _run_model(name, checkpoints, infos, train, seeds, test, nets, shared, progress):
+    """Model ``name``'s results averaged over its runs, and per run the pairwise accuracy of
+    each unshared workload (runs x workloads)."""
+    runs, accs = [], []
+    unshared = [i for i, g in enumerate(test) if g.shash not in shared]
+    for label, make in _runs(name, checkpoints, infos, train, seeds, progress):
+        start = time.perf_counter()
+        model, trained_before = make()
+        train_seconds = time.perf_counter() - start + trained_before
+        with mlp_compat() if name == "mlp" else contextlib.nullcontext():
+            scores, throughput = score_model(model, test, progress, desc=f"predict {name}")
+        runs.append(
+            {
+                "run": label,
+                "throughput": throughput,
+                "train_seconds": train_seconds,
+                **_metrics(test, scores, nets, shared),
+            }
         )
-    if not train_nets:
-        raise EvaluationError(f"no training networks under {root}/{hardware}")
-    return train_nets, snapshot
+        accs.append(_workload_pairwise([test[i] for i in unshared], [scores[i] for i in unshared]))
+        logger.info("%s (%s): %s", name, label, runs[-1]["unshared"]["average"])
+    return _mean_of_runs(runs), np.asarray(accs)
+
+
+def _protocol(gnn: np.ndarray, xgb: np.ndarray, strata, seed: int) -> dict:
+    """The GNN/XGBModel pairwise-error ratio of their runs, with its bootstrap interval."""
+    ratio, low, high = bootstrap_error_ratio(gnn, xgb, strata, n_boot=BOOTSTRAP, seed=seed)
+    return {
+        "ratio": ratio,
+        "low": low,
+        "high": high,
+        "level": 0.95,
+        "bootstrap": BOOTSTRAP,
+        "gnn_runs": len(gnn),
+        "xgb_runs": len(xgb),
+        "workloads": int(np.sum(~np.isnan(gnn[0]))),
+    }
+
+
+def _shared(root, hardware: str, train_nets, snapshot, test: list[Group]) -> list[str]:
+    """Workload hashes of ``test`` that a training network has too (in the records trained on)."""
+    train_hashes = set()
+    for net in train_nets:
+        folder = Path(root) / hardware / net
+        max_line = dataset.snapshot_line(folder, snapshot)
+        train_hashes |= {s.shash for s in dataset.samples(folder, max_line)[0]}
+    return sorted({g.shash for g in test} & train_hashes)
+
+
+#: Bootstrap replicates of the GNN/XGBModel error-ratio interval.
+BOOTSTRAP = 2000
+
+
+def _runs(name: str, checkpoints: dict, infos: dict, train, seeds, progress: bool):
+    """``(label, make)`` per run of model ``name``; ``make()`` returns ``(model, seconds it was
+    trained before this run)``: a GNN checkpoint records how long `tvm-gnn train` took."""
+    if name.startswith("gnn"):
+        for path, info in zip(paths(checkpoints[name]), infos[name]):
+            yield (
+                Path(path).name,
+                lambda path=path, info=info: (
+                    GNNModel(checkpoint=path, seed=seeds[0]),
+                    float(info.get("train_seconds", 0.0)),
+                ),
+            )
+        return
+    for seed in seeds:
+        yield f"seed {seed}", lambda seed=seed: (_baseline(name, train, seed, progress), 0.0)
+
+
+def _workload_pairwise(groups: list[Group], scores) -> np.ndarray:
+    """Pairwise accuracy of each group (NaN: no two latencies differ), in ``groups`` order."""
+    if not groups:
+        return np.zeros(0)
+    s = np.concatenate(scores)
+    lat = np.concatenate([np.asarray(g.latencies) for g in groups])
+    gid = np.concatenate([np.full(len(g.latencies), i) for i, g in enumerate(groups)])
+    return pairwise_by_group(s, 1.0 / lat, gid)
+
+
+def _mean_of_runs(runs: list[dict]) -> dict:
+    """One model's results averaged over its runs, each run's averages kept under ``runs``."""
+    first = runs[0]
+    res = {
+        "throughput": float(np.mean([r["throughput"] for r in runs])),
+        "train_seconds": float(np.mean([r["train_seconds"] for r in runs])),
+    }
+    for part in ("all", "unshared"):
+        res[part] = {}
+        for net, metrics in first[part].items():
+            res[part][net] = {
+                k: (
+                    v
+                    if k in ("workloads", "candidates")
+                    else _nanmean([r[part][net][k] for r in runs])
+                )
+                for k, v in metrics.items()
+            }
+    res["runs"] = [
+        {"run": r["run"], "unshared": r["unshared"]["average"], "all": r["all"]["average"]}
+        for r in runs
+    ]
+    return res
+
+
+def _nanmean(values) -> float:
+    values = [v for v in values if v == v]
+    return float(np.mean(values)) if values else float("nan")
 
 
 def _baseline(name: str, train: list[Group], seed: int, progress: bool):

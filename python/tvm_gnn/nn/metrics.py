@@ -12,12 +12,10 @@ def _by_group(groups: np.ndarray):
         yield g, np.nonzero(groups == g)[0]
 
 
-def pairwise_accuracy(scores, labels, groups) -> float:
-    """Fraction of candidate pairs with different labels that ``scores`` order like ``labels``.
-
-    Computed within each group (workload) and averaged over groups that have at least one such
-    pair. Ties in ``scores`` count as half right. Returns NaN when no group has a pair.
-    """
+def pairwise_by_group(scores, labels, groups) -> np.ndarray:
+    """Per group (in ``np.unique(groups)`` order), the fraction of candidate pairs with different
+    labels that ``scores`` order like ``labels``; NaN for a group without such a pair. Ties in
+    ``scores`` count as half right."""
     scores, labels = np.asarray(scores, np.float64), np.asarray(labels, np.float64)
     accs = []
     for _, idx in _by_group(groups):
@@ -26,11 +24,60 @@ def pairwise_accuracy(scores, labels, groups) -> float:
         ds = np.sign(s[:, None] - s[None, :])
         mask = dy > 0  # each unordered pair with distinct labels, once
         n = mask.sum()
-        if n == 0:
-            continue
         agree = (ds[mask] > 0).sum() + 0.5 * (ds[mask] == 0).sum()
-        accs.append(agree / n)
-    return float(np.mean(accs)) if accs else float("nan")
+        accs.append(agree / n if n else np.nan)
+    return np.asarray(accs, np.float64)
+
+
+def pairwise_accuracy(scores, labels, groups) -> float:
+    """:func:`pairwise_by_group` averaged over the groups that have a pair; NaN when none has."""
+    accs = pairwise_by_group(scores, labels, groups)
+    accs = accs[~np.isnan(accs)]
+    return float(accs.mean()) if len(accs) else float("nan")
+
+
+def error_ratio(acc_a, acc_b, strata) -> float:
+    """Pairwise error of model a over model b, each averaged over runs, workloads, then strata.
+
+    ``acc_a`` (runs x workloads) and ``acc_b`` (runs x workloads, maybe another number of runs)
+    hold per-workload pairwise accuracies (NaN: no pair); ``strata`` names each workload's
+    network. A network's accuracy is the mean over its workloads, the average is the mean over
+    networks, the error is 1 minus that, averaged over runs.
+    """
+    strata = np.asarray(strata)
+    return _stratified_error(np.atleast_2d(acc_a), strata) / _stratified_error(
+        np.atleast_2d(acc_b), strata
+    )
+
+
+def _stratified_error(acc: np.ndarray, strata: np.ndarray) -> float:
+    per = [np.nanmean(acc[:, strata == s], axis=1) for s in np.unique(strata)]
+    return float(np.mean(1.0 - np.mean(per, axis=0)))
+
+
+def bootstrap_error_ratio(
+    acc_a, acc_b, strata, n_boot: int = 2000, level: float = 0.95, seed: int = 0
+) -> tuple[float, float, float]:
+    """``(ratio, low, high)``: :func:`error_ratio` and its percentile bootstrap interval.
+
+    Each replicate draws, within every stratum (network), as many workloads as it has, with
+    replacement; the same draw applies to both models and to all their runs, so the interval
+    reflects which workloads happened to be measured, with the seeds' spread averaged in.
+    """
+    acc_a, acc_b = np.atleast_2d(acc_a), np.atleast_2d(acc_b)
+    strata = np.asarray(strata)
+    keep = ~(np.isnan(acc_a).all(axis=0) | np.isnan(acc_b).all(axis=0))
+    acc_a, acc_b, strata = acc_a[:, keep], acc_b[:, keep], strata[keep]
+    point = error_ratio(acc_a, acc_b, strata)
+    rng = np.random.default_rng(seed)
+    members = [np.nonzero(strata == s)[0] for s in np.unique(strata)]
+    ratios = np.empty(n_boot)
+    for b in range(n_boot):
+        idx = np.concatenate([rng.choice(m, size=len(m), replace=True) for m in members])
+        ratios[b] = error_ratio(acc_a[:, idx], acc_b[:, idx], strata[idx])
+    tail = (1.0 - level) / 2 * 100
+    low, high = np.nanpercentile(ratios, [tail, 100 - tail])
+    return point, float(low), float(high)
 
 
 def mean_top1(scores, labels, groups) -> float:
