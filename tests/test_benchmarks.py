@@ -226,3 +226,65 @@ def test_a_report_only_rewrite_keeps_the_day_its_numbers_were_timed(tmp_path, mo
     ]:
         args = argparse.Namespace(report_only=report_only)
         assert bench.measured_on(args, name) == day
+
+
+def _task_run(runs: Path, task: str, model: str, seed: int, curve, weights="w1") -> None:
+    out = runs / task / model / f"seed{seed}"
+    out.mkdir(parents=True)
+    run = {
+        "task": task,
+        "kind": "conv2d 3x3",
+        "model": model,
+        "seed": seed,
+        "trials": len(curve),
+        "curve": list(curve),
+        "errors": 0,
+        "wall_seconds": 10.0,
+        "tuning_seconds": 8.0,
+        "cost_model_seconds": 0.8 if model == "gnn" else 0.4,
+        "weights": weights if model == "gnn" else None,
+        "machine": "test CPU, 2 cores",
+        "day": "2026-11-25",
+    }
+    (out / "run.json").write_text(json.dumps(run))
+
+
+def test_tune_tasks_statistics_on_known_curves(tmp_path):
+    """GNN's curve is XGBModel's at 0.8x on every task and seed: the ratio and its interval are
+    0.8 at every budget; trials to reach XGBModel's final best and the cost share are known."""
+    bench = _script("tune_tasks")
+    runs = tmp_path / "runs"
+    xgb = np.linspace(2.0, 1.0, 128)  # reaches its best, 1.0, at the last trial
+    for task in ("a", "b", "c"):
+        for seed in (0, 1):
+            scale = 1.0 + seed + (task == "b")
+            _task_run(runs, task, "xgb", seed, xgb * scale)
+            _task_run(runs, task, "gnn", seed, 0.8 * xgb * scale)
+            _task_run(runs, task, "random", seed, np.full(128, 3.0 * scale))
+    _task_run(runs, "a", "gnn", 7, 0.1 * xgb, weights="other")  # other weights: left out
+    res = bench.summarize(bench.read_runs(runs, "w1"), 128)
+    assert res["tasks"] == ["a", "b", "c"] and res["budgets"] == [32, 64, 128]
+    assert res["seeds"]["a"] == [0, 1]
+    for b in (32, 64, 128):
+        r = res["ratios"][f"gnn@{b}"]
+        assert r["ratio"] == pytest.approx(0.8) and r["low"] == pytest.approx(0.8)
+        assert r["high"] == pytest.approx(0.8)
+    # 0.8 * (2 - t/127) <= 1  <=>  t >= 127 * 0.75: trial index 96 (0-based 95.25 -> 96), 1-based 97
+    assert res["trials_to_xgb_final"]["gnn"]["median"] == 97
+    assert res["trials_to_xgb_final"]["xgb"]["median"] == 128
+    assert res["trials_to_xgb_final"]["random"]["reached"] == 0
+    assert res["cost_model_share"]["gnn"] == pytest.approx(0.1)
+    assert res["curves"]["gnn"]["mid"][-1] == pytest.approx(0.8)
+    text = bench.render(res, "cmd", None)
+    assert "| gnn / xgb | **0.800** [0.800, 0.800]" in text and "> 128" in text
+
+
+def test_tune_tasks_keeps_a_finished_run_and_starts_a_cut_one_over(tmp_path):
+    bench = _script("tune_tasks")
+    runs = tmp_path / "runs"
+    _task_run(runs, "t", "xgb", 0, [1.0] * 16)
+    args = argparse.Namespace(trials=16, checkpoint=None, num_cores=2)
+    task = {"id": "t", "kind": "dense", "mod": None}  # never tuned: the run is archived
+    assert bench.tune_one(args, task, "xgb", 0, runs, "w1")["curve"] == [1.0] * 16
+    # a longer budget than archived is not "finished": that run would be tuned again
+    assert bench.read_runs(runs, None)[0]["trials"] < 32

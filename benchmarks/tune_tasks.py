@@ -1,0 +1,485 @@
+# Licensed under the Apache License, Version 2.0.
+"""Per-task tuning benchmark: which cost model finds a faster program in fewer trials.
+
+The tasks are the held-out networks' heaviest distinct workloads (task weight x best latency
+measured in the dataset, ``data/<hardware>/``), with quotas so that depthwise convolutions, a
+dense layer and a pooling or elementwise operator are among them (:func:`select_tasks`). Each
+(task, model, seed) is tuned once with ``tvm_gnn.tune.workload.tune_tir`` at the largest budget
+(16 candidates a round); the best latency after every trial is kept, so the 32- and 64-trial
+values are read off the same run (a run of 64 trials would measure the same first 64 programs).
+
+Each run writes ``RUNS/<task>/<model>/seed<k>/run.json`` (its curve, wall-clock and the cost
+model's share of it from MetaSchedule's profiler) and its databases, gzipped. A finished run is
+never repeated, so the benchmark resumes after a kill (a run killed halfway starts over), and it
+runs by parts: ``--tasks`` (indices or names) and ``--seeds``.
+
+The report (``docs/tuning.md``, generated section ``tune-tasks``; numbers in
+``benchmarks/results/tune_tasks.json``; ``--report-only`` rebuilds both from the archived runs):
+
+- per task, each model's best latency at 32, 64 and 128 trials (geometric mean over seeds);
+- the geometric mean over tasks of GNN best / XGBModel best at 32, 64 and 128 trials, with a
+  95% bootstrap interval that resamples tasks, and seeds within each task;
+- the median over tasks and seeds of the trials each model needs to reach XGBModel's 128-trial
+  best of the same seed;
+- the cost model's share of tuning wall-clock;
+- a plot: each model's best latency relative to XGBModel's 128-trial best, geometric mean over
+  tasks, against trials, with its bootstrap band.
+
+    .venv/bin/python benchmarks/tune_tasks.py --list
+    .venv/bin/python benchmarks/tune_tasks.py --tasks 0 1 --seeds 0 1 2
+    .venv/bin/python benchmarks/tune_tasks.py --report-only
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from tvm_gnn import report
+
+ROOT = Path(__file__).resolve().parent.parent
+SECTION = "tune-tasks"
+MODELS = ("gnn", "xgb", "random")
+COST_MODEL_SCOPES = ("EvoSearch/Evolve/PredictNormalizedScore", "MeasureCallback/UpdateCostModel")
+#: kinds every selection holds at least this many of (when the held-out networks have them)
+QUOTAS = {"depthwise conv2d": 2, "dense": 1, "pooling/elementwise": 1}
+BOOTSTRAP = 2000
+
+
+# -- tasks --------------------------------------------------------------------------------------
+def kind_of(name: str, shapes: list[tuple]) -> str:
+    """What operator a task is, from its name and its parameters' shapes."""
+    if "conv2d" in name:
+        weight = shapes[1] if len(shapes) > 1 else ()
+        if len(weight) == 4 and weight[1] == 1 and weight[0] > 1:
+            return "depthwise conv2d"
+        return f"conv2d {weight[2]}x{weight[3]}" if len(weight) == 4 else "conv2d"
+    if "matmul" in name or "dense" in name:
+        return "dense"
+    return "pooling/elementwise"
+
+
+def _shapes(mod) -> list[tuple]:
+    func = next(iter(mod.functions.values()))
+    return [tuple(int(d) for d in p.shape) for p in func.params]
+
+
+def held_out_workloads(data: Path, hardware: str) -> list[dict]:
+    """Every distinct workload of the held-out networks, heaviest first: its network, task name,
+    kind, parameter shapes, weight x best measured latency, and its IRModule (``mod``)."""
+    from tvm.s_tir import meta_schedule as ms
+
+    from tvm_gnn import dataset
+    from tvm_gnn.dataset import dbfile
+    from tvm_gnn.dataset.layout import open_db_folder
+    from tvm_gnn.measure.networks import HELD_OUT
+
+    seen: dict[str, dict] = {}
+    for net in HELD_OUT:
+        folder = data / hardware / net
+        got, _ = dataset.samples(folder)
+        best: dict[str, tuple[float, object]] = {}
+        for sample in got:
+            cost = sample.weight * sample.latency
+            if sample.shash not in best or cost < best[sample.shash][0]:
+                best[sample.shash] = (cost, sample)
+        plain = open_db_folder(folder)
+        lines = (plain / dbfile.WORKLOAD_FILE).read_text().splitlines()
+        for shash, line in zip(dbfile.read_workload_hashes(plain), lines):
+            if shash in seen or shash not in best:
+                continue
+            workload = ms.database.Workload.from_json(json.loads(line))
+            cost, sample = best[shash]
+            shapes = _shapes(workload.mod)
+            seen[shash] = {
+                "network": net,
+                "task": sample.task,
+                "shash": shash,
+                "kind": kind_of(sample.task, shapes),
+                "shapes": shapes,
+                "cost": cost,
+                "mod": workload.mod,
+            }
+    return sorted(seen.values(), key=lambda w: -w["cost"])
+
+
+def select_tasks(workloads: list[dict], count: int = 12) -> list[dict]:
+    """The ``count`` heaviest workloads, after the heaviest of each kind in :data:`QUOTAS`."""
+    chosen: list[dict] = []
+    for kind, n in QUOTAS.items():
+        chosen += [w for w in workloads if w["kind"] == kind][:n]
+    for w in workloads:
+        if len(chosen) >= count:
+            break
+        if w not in chosen:
+            chosen.append(w)
+    chosen.sort(key=lambda w: -w["cost"])
+    for w in chosen:
+        w["id"] = f"{w['network']}-{w['task']}"
+    return chosen
+
+
+# -- runs ---------------------------------------------------------------------------------------
+def run_dir(runs: Path, task: dict, model: str, seed: int) -> Path:
+    return runs / task["id"] / model / f"seed{seed}"
+
+
+def weights_digest(checkpoint) -> str:
+    import hashlib
+
+    from tvm_gnn.resources import PRETRAINED
+
+    return hashlib.sha256(Path(checkpoint or PRETRAINED).read_bytes()).hexdigest()[:16]
+
+
+def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -> dict:
+    """Tune ``task`` with ``model`` and ``seed`` unless that run is archived; its ``run.json``."""
+    from tvm.s_tir import meta_schedule as ms
+
+    from tvm_gnn.measure.hardware import cpu_model
+    from tvm_gnn.measure.sampling import target_from
+    from tvm_gnn.tune.workload import tune_tir
+
+    out = run_dir(runs, task, model, seed)
+    done = out / "run.json"
+    if done.exists():
+        old = json.loads(done.read_text())
+        if old["trials"] >= args.trials and (model != "gnn" or old.get("weights") == digest):
+            return old
+    work = out.with_name(out.name + ".work")
+    shutil.rmtree(work, ignore_errors=True)
+    start = time.perf_counter()
+    with ms.Profiler() as profiler:
+        _, progress = tune_tir(
+            task["mod"],
+            target_from("llvm", args.num_cores),
+            str(work),
+            max_trials=args.trials,
+            cost_model=model,
+            num_trials_per_iter=16,
+            seed=seed,
+            desc=f"{task['id']} {model} seed {seed}",
+            checkpoint=args.checkpoint if model == "gnn" else None,
+        )
+    wall = time.perf_counter() - start
+    profile = {k: float(v) for k, v in profiler.get().items()}
+    result = {
+        "task": task["id"],
+        "kind": task["kind"],
+        "model": model,
+        "seed": seed,
+        "trials": len(progress.history),
+        "curve": [float(x) for x in progress.history],
+        "errors": progress.errors,
+        "wall_seconds": wall,
+        "cost_model_seconds": sum(profile.get(k, 0.0) for k in COST_MODEL_SCOPES),
+        "tuning_seconds": profile.get("Total", wall),  # MetaSchedule's own, imports excluded
+        "weights": digest if model == "gnn" else None,
+        "machine": f"{cpu_model()}, {args.num_cores} cores",
+        "day": time.strftime("%Y-%m-%d"),
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    for f in ("database_workload.json", "database_tuning_record.json"):
+        if (work / f).exists():
+            with open(work / f, "rb") as src, gzip.open(out / (f + ".gz"), "wb") as dst:
+                shutil.copyfileobj(src, dst)
+    tmp = done.with_suffix(".tmp")
+    tmp.write_text(json.dumps(result) + "\n")
+    tmp.replace(done)  # the run counts as finished only once this lands
+    shutil.rmtree(work, ignore_errors=True)
+    return result
+
+
+def read_runs(runs: Path, digest: str | None) -> list[dict]:
+    """Every archived run (GNN runs only of the weights with ``digest``, when given)."""
+    out = []
+    for path in sorted(runs.glob("*/*/seed*/run.json")):
+        r = json.loads(path.read_text())
+        if r["model"] == "gnn" and digest and r.get("weights") != digest:
+            continue
+        out.append(r)
+    return out
+
+
+# -- statistics ---------------------------------------------------------------------------------
+def best_at(curve: list[float], trials: int) -> float:
+    """Best latency after ``trials`` trials (inf: nothing valid yet)."""
+    return float(curve[min(trials, len(curve)) - 1]) if curve else float("inf")
+
+
+def trials_to_reach(curve: list[float], target: float) -> float:
+    """First trial (1-based) whose best is at most ``target``; inf if never."""
+    hit = np.nonzero(np.asarray(curve) <= target * (1 + 1e-9))[0]
+    return float(hit[0] + 1) if len(hit) else float("inf")
+
+
+def geomean_ratio(a: dict, b: dict, tasks: list[str], rng=None) -> float:
+    """Geometric mean over ``tasks`` of (geometric mean over seeds of ``a``) / (same of ``b``);
+    ``a[task]``/``b[task]`` are arrays of latencies of the same seeds. With ``rng``, tasks are
+    resampled, and seeds within each task, with replacement (a bootstrap replicate); a seed
+    drawn counts for both models (their runs of one seed share the search's seed)."""
+    if rng is not None:
+        tasks = list(rng.choice(tasks, size=len(tasks), replace=True))
+    logs = []
+    for t in tasks:
+        d = np.log(a[t]) - np.log(b[t])
+        if rng is not None:
+            d = rng.choice(d, size=len(d))
+        logs.append(d.mean())
+    return float(np.exp(np.mean(logs)))
+
+
+def interval(a: dict, b: dict, tasks: list[str], seed: int = 0) -> tuple[float, float, float]:
+    """:func:`geomean_ratio` and its 95% percentile bootstrap interval."""
+    rng = np.random.default_rng(seed)
+    reps = [geomean_ratio(a, b, tasks, rng) for _ in range(BOOTSTRAP)]
+    low, high = np.percentile(reps, [2.5, 97.5])
+    return geomean_ratio(a, b, tasks), float(low), float(high)
+
+
+def summarize(runs: list[dict], trials: int) -> dict:
+    """The benchmark's numbers from its runs of ``trials`` trials (tasks where every model has
+    runs of the same seeds only), read at 32, 64 and ``trials`` trials."""
+    budgets = [b for b in (32, 64) if b < trials] + [trials]
+    by: dict[tuple[str, str], dict[int, dict]] = {}
+    for r in runs:
+        if r["trials"] >= trials:
+            by.setdefault((r["task"], r["model"]), {})[r["seed"]] = r
+    models = [m for m in MODELS if any(k[1] == m for k in by)]
+    tasks = sorted({t for t, _ in by if all((t, m) in by for m in models)})
+    # seeds every model of a task has, so that ratios pair the same seeds
+    seeds = {t: sorted(set.intersection(*(set(by[t, m]) for m in models))) for t in tasks}
+    tasks = [t for t in tasks if seeds[t]]
+    res = {"tasks": tasks, "models": models, "seeds": seeds, "budgets": list(budgets)}
+    lat = {
+        (m, b): {t: np.array([best_at(by[t, m][s]["curve"], b) for s in seeds[t]]) for t in tasks}
+        for m in models
+        for b in budgets
+    }
+    res["per_task"] = {
+        t: {
+            "kind": by[t, models[0]][seeds[t][0]]["kind"],
+            **{
+                f"{m}@{b}": float(np.exp(np.log(lat[m, b][t]).mean()))
+                for m in models
+                for b in budgets
+            },
+        }
+        for t in tasks
+    }
+    res["ratios"] = {}
+    if "xgb" in models and tasks:
+        for m in models:
+            if m == "xgb":
+                continue
+            for b in budgets:
+                ratio, low, high = interval(lat[m, b], lat["xgb", b], tasks)
+                res["ratios"][f"{m}@{b}"] = {"ratio": ratio, "low": low, "high": high}
+        final = max(budgets)
+        res["trials_to_xgb_final"] = {}
+        for m in models:
+            need = [
+                trials_to_reach(by[t, m][s]["curve"], best_at(by[t, "xgb"][s]["curve"], final))
+                for t in tasks
+                for s in seeds[t]
+            ]
+            res["trials_to_xgb_final"][m] = {
+                "median": float(np.median(need)),
+                "reached": int(np.isfinite(need).sum()),
+                "runs": len(need),
+            }
+    res["cost_model_share"] = {
+        m: float(
+            sum(by[t, m][s]["cost_model_seconds"] for t in tasks for s in seeds[t])
+            / max(sum(by[t, m][s]["tuning_seconds"] for t in tasks for s in seeds[t]), 1e-9)
+        )
+        for m in models
+    }
+    res["machines"] = sorted({r["machine"] for r in runs})
+    res["days"] = sorted({r["day"] for r in runs})
+    res["curves"] = _curves(by, models, tasks, seeds, trials)
+    return res
+
+
+def _curves(by, models, tasks, seeds, trials) -> dict:
+    """Per model, geometric mean over tasks of best latency / XGBModel's final best (mean over
+    seeds) after each trial, with a bootstrap band over tasks."""
+    if "xgb" not in models or not tasks:
+        return {}
+    ref = {
+        t: np.exp(np.mean([np.log(best_at(by[t, "xgb"][s]["curve"], trials)) for s in seeds[t]]))
+        for t in tasks
+    }
+    rng = np.random.default_rng(0)
+    picks = [rng.integers(0, len(tasks), len(tasks)) for _ in range(200)]
+    out = {}
+    for m in models:
+        logs = np.array(
+            [
+                np.mean(
+                    [np.log(np.asarray(by[t, m][s]["curve"][:trials]) / ref[t]) for s in seeds[t]],
+                    axis=0,
+                )
+                for t in tasks
+            ]
+        )  # tasks x trials
+        mid = np.exp(logs.mean(axis=0))
+        reps = np.exp(np.array([logs[p].mean(axis=0) for p in picks]))
+        out[m] = {
+            "mid": mid.tolist(),
+            "low": np.percentile(reps, 2.5, axis=0).tolist(),
+            "high": np.percentile(reps, 97.5, axis=0).tolist(),
+        }
+    return out
+
+
+# -- report -------------------------------------------------------------------------------------
+def render(res: dict, command: str, plot_name: str | None) -> str:
+    if not res["tasks"]:
+        return "No task has finished runs of every model yet.\n"
+    budgets, models = res["budgets"], res["models"]
+    lines = [
+        f"Command: `{command}`; {', '.join(res['machines'])}; runs of {', '.join(res['days'])}. "
+        f"{len(res['tasks'])} tasks, seeds per task: "
+        + ", ".join(sorted({str(len(s)) for s in res["seeds"].values()}))
+        + ".",
+        "",
+        "| GNN / XGBModel best latency (geometric mean over tasks) | "
+        + " | ".join(f"{b} trials" for b in budgets)
+        + " |",
+        "|---|" + "---:|" * len(budgets),
+    ]
+    for m in models:
+        if m == "xgb":
+            continue
+        cells = [res["ratios"][f"{m}@{b}"] for b in budgets]
+        lines.append(
+            f"| {m} / xgb | "
+            + " | ".join(f"**{c['ratio']:.3f}** [{c['low']:.3f}, {c['high']:.3f}]" for c in cells)
+            + " |"
+        )
+    lines += [
+        "",
+        "(95% bootstrap interval: tasks resampled, and seeds within each task.)",
+        "",
+    ]
+    final = max(budgets)
+    lines += [
+        f"| model | trials to reach XGBModel's {final}-trial best (median over tasks x seeds) | "
+        "reached in | cost model share of tuning wall-clock |",
+        "|---|---:|---:|---:|",
+    ]
+    for m in models:
+        t = res["trials_to_xgb_final"][m]
+        med = f"{t['median']:.0f}" if np.isfinite(t["median"]) else f"> {final}"
+        lines.append(
+            f"| {m} | {med} | {t['reached']} / {t['runs']} runs | "
+            f"{res['cost_model_share'][m]:.1%} |"
+        )
+    lines += [
+        "",
+        "| task | kind | " + " | ".join(f"{m} @{b} (ms)" for b in budgets for m in models) + " |",
+        "|---|---|" + "---:|" * (len(budgets) * len(models)),
+    ]
+    for t, row in res["per_task"].items():
+        cells = [f"{row[f'{m}@{b}'] * 1e3:.4f}" for b in budgets for m in models]
+        lines.append(f"| {t} | {row['kind']} | " + " | ".join(cells) + " |")
+    if plot_name:
+        lines += ["", f"![best latency against trials]({plot_name})"]
+    return "\n".join(lines) + "\n"
+
+
+def plot(res: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for m, c in res["curves"].items():
+        x = np.arange(1, len(c["mid"]) + 1)
+        ax.plot(x, c["mid"], label=m)
+        ax.fill_between(x, c["low"], c["high"], alpha=0.2)
+    ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+    ax.set_yscale("log")
+    ax.set_xlabel("trials")
+    ax.set_ylabel("best latency / XGBModel's final best")
+    ax.set_title(f"{len(res['tasks'])} held-out tasks, geometric mean (95% band over tasks)")
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+# -- command line -------------------------------------------------------------------------------
+def parse(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", type=Path, default=ROOT / "data", help="dataset (default: data/)")
+    p.add_argument("--hardware", default=None, help="dataset hardware folder the tasks come from")
+    p.add_argument("--runs", type=Path, default=None, help="archive (default: per hardware)")
+    p.add_argument("--tasks", nargs="+", default=None, help="indices or names (default: all)")
+    p.add_argument("--count", type=int, default=12, help="tasks selected (default: 12)")
+    p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    p.add_argument("--models", nargs="+", choices=MODELS, default=list(MODELS))
+    p.add_argument("--trials", type=int, default=128, help="trials per run (default: 128)")
+    p.add_argument("--num-cores", type=int, default=None, help="target cores (default: all)")
+    p.add_argument("--checkpoint", default=None, help="GNN weights (default: the shipped ones)")
+    p.add_argument("--list", action="store_true", help="print the selected tasks and exit")
+    p.add_argument("--report-only", action="store_true", help="rebuild the report, tune nothing")
+    p.add_argument("--doc", type=Path, default=ROOT / "docs" / "tuning.md")
+    p.add_argument("--json", type=Path, default=ROOT / "benchmarks/results/tune_tasks.json")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    import os
+
+    from tvm_gnn import dataset
+    from tvm_gnn.measure.hardware import hardware_name
+    from tvm_gnn.measure.sampling import target_from
+
+    args = parse(argv)
+    args.num_cores = args.num_cores or os.cpu_count() or 1
+    here = hardware_name(target_from("llvm", args.num_cores))
+    runs = args.runs or ROOT / "benchmarks" / "tuning-runs" / here / "tasks"
+    digest = weights_digest(args.checkpoint)
+    if not args.report_only:
+        hardware = dataset.resolve_hardware(args.data, args.hardware)
+        tasks = select_tasks(held_out_workloads(args.data, hardware), args.count)
+        if args.tasks:
+            names = {str(i): t for i, t in enumerate(tasks)} | {t["id"]: t for t in tasks}
+            unknown = [x for x in args.tasks if x not in names]
+            if unknown:
+                raise SystemExit(f"unknown task(s) {unknown}; see --list")
+            tasks = [names[x] for x in args.tasks]
+        if args.list:
+            for i, t in enumerate(tasks):
+                print(f"{i:>2} {t['id']:<70} {t['kind']:<20} {t['cost'] * 1e3:8.3f} ms")
+            return 0
+        for task in tasks:
+            for seed in args.seeds:
+                for model in args.models:
+                    tune_one(args, task, model, seed, runs, digest)
+    res = summarize(read_runs(runs, digest), args.trials)
+    plot_path = args.doc.parent / "tuning-tasks.png"
+    if res["curves"]:
+        plot(res, plot_path)
+    command = "python benchmarks/tune_tasks.py --report-only"
+    text = render(res, command, plot_path.name if res["curves"] else None)
+    print(text)
+    report.write_section(args.doc, SECTION, text)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps({k: v for k, v in res.items() if k != "curves"}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
