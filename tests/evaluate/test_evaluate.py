@@ -123,6 +123,8 @@ def test_runs_interval_and_test_databases(small_dataset, trained, tmp_path):
     assert p["low"] <= p["ratio"] <= p["high"]
     gnn_err, xgb_err = 1 - mean, 1 - res["models"]["xgb"]["unshared"]["average"]["pairwise"]
     assert abs(p["ratio"] - gnn_err / xgb_err) < 1e-9
+    both = res["models"]["gnn+xgb"]["runs"]  # the rank-mean of GNN run i and XGBModel run i
+    assert [r["run"] for r in both] == ["gnn.pt + seed 0", "notopk.pt + seed 1"]
 
     folder = small_dataset / "cpu" / "resnet18"
     one = [*common, "--models", "gnn", "--gnn", str(trained["gnn"])]

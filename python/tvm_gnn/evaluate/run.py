@@ -51,6 +51,9 @@ logger = logging.getLogger(__name__)
 MODELS = ("gnn", "gnn-learned-emb", "gnn-no-topk", "xgb", "mlp", "random")
 
 
+#: The row ``evaluate`` adds when it scores both the GNN and XGBModel.
+ENSEMBLE = "gnn+xgb"
+
 #: What each row of the results table is.
 DESCRIPTIONS = {
     "gnn": "tvm_gnn GNNModel (FastText node types, TopK pooling)",
@@ -59,6 +62,8 @@ DESCRIPTIONS = {
     "xgb": "TVM XGBModel (per-store features), trained through update()",
     "mlp": "TVM MLPModel (per-store features, segment-sum MLP), offline train_full()",
     "random": "TVM RandomModel",
+    ENSEMBLE: "mean of the GNN's and XGBModel's ranks within each workload (a measurement, "
+    "not a shipped model)",
 }
 
 
@@ -156,38 +161,77 @@ def evaluate(
         )
     unshared = [i for i, g in enumerate(test) if g.shash not in shared]
     accuracy = {}  # name -> runs x unshared workloads: pairwise accuracy, for the interval
+    runs = {}
     for name in models:
-        out["models"][name], accuracy[name] = _run_model(
-            name, checkpoints, infos, train, seeds, test, nets, shared, progress
-        )
+        runs[name] = _score_runs(name, checkpoints, infos, train, seeds, test, progress)
+        out["models"][name], accuracy[name] = _summarize(name, runs[name], test, nets, shared)
+    if "gnn" in runs and "xgb" in runs:
+        name = ENSEMBLE
+        runs[name] = _ensemble_runs(runs["gnn"], runs["xgb"])
+        out["models"][name], accuracy[name] = _summarize(name, runs[name], test, nets, shared)
     if "gnn" in accuracy and "xgb" in accuracy and unshared:
         strata = [test[i].network for i in unshared]
         out["protocol"] = _protocol(accuracy["gnn"], accuracy["xgb"], strata, seeds[0])
     return out
 
 
-def _run_model(name, checkpoints, infos, train, seeds, test, nets, shared, progress):
-    """Model ``name``'s results averaged over its runs, and per run the pairwise accuracy of
-    each unshared workload (runs x workloads)."""
-    runs, accs = [], []
-    unshared = [i for i, g in enumerate(test) if g.shash not in shared]
+def _score_runs(name, checkpoints, infos, train, seeds, test, progress) -> list[dict]:
+    """Model ``name``'s runs: per run its label, scores per group, throughput and training time."""
+    runs = []
     for label, make in _runs(name, checkpoints, infos, train, seeds, progress):
         start = time.perf_counter()
         model, trained_before = make()
         train_seconds = time.perf_counter() - start + trained_before
         with mlp_compat() if name == "mlp" else contextlib.nullcontext():
             scores, throughput = score_model(model, test, progress, desc=f"predict {name}")
-        runs.append(
+        run = {"run": label, "scores": scores, "throughput": throughput}
+        runs.append({**run, "train_seconds": train_seconds})
+    return runs
+
+
+def _ensemble_runs(gnn: list[dict], xgb: list[dict]) -> list[dict]:
+    """GNN run i with XGBModel run i (cycling through the shorter list): within each workload,
+    the mean of the two models' normalized ranks."""
+    out = []
+    for i, g in enumerate(gnn):
+        x = xgb[i % len(xgb)]
+        scores = [(_ranks(a) + _ranks(b)) / (2 * len(a)) for a, b in zip(g["scores"], x["scores"])]
+        out.append(
             {
-                "run": label,
-                "throughput": throughput,
-                "train_seconds": train_seconds,
+                "run": f"{g['run']} + {x['run']}",
+                "scores": scores,
+                "throughput": 1.0 / (1.0 / g["throughput"] + 1.0 / x["throughput"]),
+                "train_seconds": g["train_seconds"] + x["train_seconds"],
+            }
+        )
+    return out
+
+
+def _ranks(scores) -> np.ndarray:
+    """1-based ranks of ``scores`` (ties share their mean rank)."""
+    _, inverse, counts = np.unique(np.asarray(scores), return_inverse=True, return_counts=True)
+    starts = np.cumsum(counts) - counts
+    return (starts + (counts + 1) / 2.0)[inverse]
+
+
+def _summarize(name: str, runs: list[dict], test, nets, shared):
+    """Model ``name``'s results averaged over its runs, and per run the pairwise accuracy of
+    each unshared workload (runs x workloads)."""
+    unshared = [i for i, g in enumerate(test) if g.shash not in shared]
+    results, accs = [], []
+    for r in runs:
+        scores = r["scores"]
+        results.append(
+            {
+                "run": r["run"],
+                "throughput": r["throughput"],
+                "train_seconds": r["train_seconds"],
                 **_metrics(test, scores, nets, shared),
             }
         )
         accs.append(_workload_pairwise([test[i] for i in unshared], [scores[i] for i in unshared]))
-        logger.info("%s (%s): %s", name, label, runs[-1]["unshared"]["average"])
-    return _mean_of_runs(runs), np.asarray(accs)
+        logger.info("%s (%s): %s", name, r["run"], results[-1]["unshared"]["average"])
+    return _mean_of_runs(results), np.asarray(accs)
 
 
 def _protocol(gnn: np.ndarray, xgb: np.ndarray, strata, seed: int) -> dict:
