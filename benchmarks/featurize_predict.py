@@ -49,6 +49,9 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3, help="repetitions of the fast timings")
     parser.add_argument("--tvm-lowering-subset", type=int, default=256)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--checkpoint", default=None, help="GNN weights timed (default: the shipped ones)"
+    )
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args()
 
@@ -61,7 +64,7 @@ def main() -> None:
     from tvm_gnn.measure import workloads
     from tvm_gnn.measure.hardware import cpu_model
     from tvm_gnn.measure.sampling import sample_candidates, target_from
-    from tvm_gnn.nn.training import TrainConfig, predict
+    from tvm_gnn.nn.training import predict
 
     cores = os.cpu_count() or 1
     target = target_from("llvm", cores)
@@ -79,15 +82,13 @@ def main() -> None:
         for s in rng.uniform(1e-4, 1e-2, len(warm))
     ]
 
-    gnn = GNNModel(
-        pretrained=False, num_warmup_samples=0, train_config=TrainConfig(epochs=2), seed=args.seed
-    )
-    gnn.update(ctx, warm, results)
+    # the shipped architecture (or --checkpoint's): its weights do not change its speed
+    gnn = GNNModel(checkpoint=args.checkpoint, seed=args.seed)
     xgb = ms.cost_model.XGBModel(num_warmup_samples=0, num_tuning_cores=cores)
     xgb.update(ctx, warm, results)
 
     rows = {}
-    cfg = graph.FeaturizerConfig()
+    cfg = gnn.featurizer
     secs, graphs = timed(lambda: graph.featurize_candidates(cands, cfg)[0], args.reps)
     rows["GNN: featurize (emulated lowering)"] = secs
     secs, _ = timed(lambda: predict(gnn.model, graphs, gnn.predict_batch_size), args.reps)
@@ -115,7 +116,10 @@ def main() -> None:
         "",
         "Command: `.venv/bin/python benchmarks/featurize_predict.py"
         + (f" -n {args.candidates}" if args.candidates != 2048 else "")
-        + "`",
+        + (f" --checkpoint {args.checkpoint}" if args.checkpoint else "")
+        + "`; the GNN is "
+        + (f"`{args.checkpoint}`" if args.checkpoint else "the shipped weights")
+        + f" ({type(gnn.model.convs[0]).__name__} layers).",
         "",
         f"Machine: {cpu_model()}, {cores} cores, torch threads {torch.get_num_threads()}; "
         f"TVM {tvm.__version__}; {datetime.date.today().isoformat()}. "

@@ -62,6 +62,7 @@ VARIANTS = {
     "lambdarank-relational": ["--loss", "lambdarank", "--conv", "relational"],
     "lambdarank-layers-6-residual": ["--loss", "lambdarank", "--layers", "6", "--residual"],
     "lambdarank-compare": ["--loss", "lambdarank", "--compare"],
+    "lambdarank-relational-compare": ["--loss", "lambdarank", "--conv", "relational", "--compare"],
     "lambdarank-relational-layers-6-residual": [
         "--loss",
         "lambdarank",
