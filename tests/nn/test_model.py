@@ -128,3 +128,23 @@ def test_a_comparing_model_scores_each_candidate_against_its_workloads_set():
         one_set = Batch.from_data_list([a, b, a.clone()])
         one_set.group = None  # no workloads given: all of them one set, b included
         assert not torch.allclose(model.forward_batch(one_set)[[0, 2]], alone)
+
+
+def test_relational_conv_computes_what_rgcnconv_does_with_its_parameters():
+    from torch_geometric.nn import RGCNConv
+
+    from tvm_gnn.nn.model import RelationalConv
+
+    torch.manual_seed(0)
+    x = torch.randn(50, 8)
+    edge_index = torch.randint(0, 50, (2, 200))
+    edge_type = torch.randint(0, 4, (200,))
+    reference = RGCNConv(8, 8, 4, aggr="add")
+    fast = RelationalConv(8, 8, 4, aggr="add")
+    fast.load_state_dict(reference.state_dict())  # a checkpoint of either loads into the other
+    want = reference(x, edge_index, edge_type)
+    assert torch.allclose(fast(x, edge_index, edge_type), want, atol=1e-5)
+    # every edge type counts, and a node without in-edges keeps its root term only
+    lonely = edge_index[1] != 0
+    got = fast(x, edge_index[:, lonely], edge_type[lonely])
+    assert torch.allclose(got[0], x[0] @ fast.root + fast.bias, atol=1e-6)
