@@ -42,6 +42,7 @@ from ..errors import EvaluationError
 from ..measure.networks import HELD_OUT
 from ..nn.metrics import bootstrap_error_ratio, pairwise_accuracy, pairwise_by_group, topk_score
 from ..progress import bar
+from .runs import ensemble_runs, mean_of_runs
 from .training_records import checkpoint_infos, paths, training_records
 
 logger = logging.getLogger(__name__)
@@ -79,6 +80,14 @@ def score_model(model, groups: list[Group], progress: bool = False, desc: str = 
     return scores, (count / seconds if seconds > 0 else float("nan"))
 
 
+def _flatten(groups: list[Group], scores) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Scores, latencies and group index of every candidate of ``groups``, concatenated."""
+    s = np.concatenate(scores)
+    lat = np.concatenate([np.asarray(g.latencies) for g in groups])
+    gid = np.concatenate([np.full(len(g.latencies), i) for i, g in enumerate(groups)])
+    return s, lat, gid
+
+
 def network_metrics(groups: list[Group], scores: list[np.ndarray]) -> dict:
     """Pairwise accuracy and top-1/top-5 of one network's groups."""
     if not groups:
@@ -89,9 +98,7 @@ def network_metrics(groups: list[Group], scores: list[np.ndarray]) -> dict:
             "top1": float("nan"),
             "top5": float("nan"),
         }
-    s = np.concatenate(scores)
-    lat = np.concatenate([np.asarray(g.latencies) for g in groups])
-    gid = np.concatenate([np.full(len(g.latencies), i) for i, g in enumerate(groups)])
+    s, lat, gid = _flatten(groups, scores)
     weights = {i: g.weight for i, g in enumerate(groups)}
     return {
         "workloads": len(groups),
@@ -162,13 +169,14 @@ def evaluate(
     unshared = [i for i, g in enumerate(test) if g.shash not in shared]
     accuracy = {}  # name -> runs x unshared workloads: pairwise accuracy, for the interval
     runs = {}
+    split = (nets, shared, unshared)
     for name in models:
         runs[name] = _score_runs(name, checkpoints, infos, train, seeds, test, progress)
-        out["models"][name], accuracy[name] = _summarize(name, runs[name], test, nets, shared)
+        out["models"][name], accuracy[name] = _summarize(name, runs[name], test, split)
     if "gnn" in runs and "xgb" in runs:
         name = ENSEMBLE
-        runs[name] = _ensemble_runs(runs["gnn"], runs["xgb"])
-        out["models"][name], accuracy[name] = _summarize(name, runs[name], test, nets, shared)
+        runs[name] = ensemble_runs(runs["gnn"], runs["xgb"])
+        out["models"][name], accuracy[name] = _summarize(name, runs[name], test, split)
     if "gnn" in accuracy and "xgb" in accuracy and unshared:
         strata = [test[i].network for i in unshared]
         out["protocol"] = _protocol(accuracy["gnn"], accuracy["xgb"], strata, seeds[0])
@@ -184,40 +192,17 @@ def _score_runs(name, checkpoints, infos, train, seeds, test, progress) -> list[
         train_seconds = time.perf_counter() - start + trained_before
         with mlp_compat() if name == "mlp" else contextlib.nullcontext():
             scores, throughput = score_model(model, test, progress, desc=f"predict {name}")
-        run = {"run": label, "scores": scores, "throughput": throughput}
-        runs.append({**run, "train_seconds": train_seconds})
+        runs.append(
+            dict(run=label, scores=scores, throughput=throughput, train_seconds=train_seconds)
+        )
     return runs
 
 
-def _ensemble_runs(gnn: list[dict], xgb: list[dict]) -> list[dict]:
-    """GNN run i with XGBModel run i (cycling through the shorter list): within each workload,
-    the mean of the two models' normalized ranks."""
-    out = []
-    for i, g in enumerate(gnn):
-        x = xgb[i % len(xgb)]
-        scores = [(_ranks(a) + _ranks(b)) / (2 * len(a)) for a, b in zip(g["scores"], x["scores"])]
-        out.append(
-            {
-                "run": f"{g['run']} + {x['run']}",
-                "scores": scores,
-                "throughput": 1.0 / (1.0 / g["throughput"] + 1.0 / x["throughput"]),
-                "train_seconds": g["train_seconds"] + x["train_seconds"],
-            }
-        )
-    return out
-
-
-def _ranks(scores) -> np.ndarray:
-    """1-based ranks of ``scores`` (ties share their mean rank)."""
-    _, inverse, counts = np.unique(np.asarray(scores), return_inverse=True, return_counts=True)
-    starts = np.cumsum(counts) - counts
-    return (starts + (counts + 1) / 2.0)[inverse]
-
-
-def _summarize(name: str, runs: list[dict], test, nets, shared):
+def _summarize(name: str, runs: list[dict], test, split):
     """Model ``name``'s results averaged over its runs, and per run the pairwise accuracy of
-    each unshared workload (runs x workloads)."""
-    unshared = [i for i, g in enumerate(test) if g.shash not in shared]
+    each unshared workload (runs x workloads). ``split``: the test networks' names, the shared
+    workload hashes and the indices of the unshared groups in ``test``."""
+    nets, shared, unshared = split
     results, accs = [], []
     for r in runs:
         scores = r["scores"]
@@ -231,7 +216,7 @@ def _summarize(name: str, runs: list[dict], test, nets, shared):
         )
         accs.append(_workload_pairwise([test[i] for i in unshared], [scores[i] for i in unshared]))
         logger.info("%s (%s): %s", name, r["run"], results[-1]["unshared"]["average"])
-    return _mean_of_runs(results), np.asarray(accs)
+    return mean_of_runs(results), np.asarray(accs)
 
 
 def _protocol(gnn: np.ndarray, xgb: np.ndarray, strata, seed: int) -> dict:
@@ -284,40 +269,8 @@ def _workload_pairwise(groups: list[Group], scores) -> np.ndarray:
     """Pairwise accuracy of each group (NaN: no two latencies differ), in ``groups`` order."""
     if not groups:
         return np.zeros(0)
-    s = np.concatenate(scores)
-    lat = np.concatenate([np.asarray(g.latencies) for g in groups])
-    gid = np.concatenate([np.full(len(g.latencies), i) for i, g in enumerate(groups)])
+    s, lat, gid = _flatten(groups, scores)
     return pairwise_by_group(s, 1.0 / lat, gid)
-
-
-def _mean_of_runs(runs: list[dict]) -> dict:
-    """One model's results averaged over its runs, each run's averages kept under ``runs``."""
-    first = runs[0]
-    res = {
-        "throughput": float(np.mean([r["throughput"] for r in runs])),
-        "train_seconds": float(np.mean([r["train_seconds"] for r in runs])),
-    }
-    for part in ("all", "unshared"):
-        res[part] = {}
-        for net, metrics in first[part].items():
-            res[part][net] = {
-                k: (
-                    v
-                    if k in ("workloads", "candidates")
-                    else _nanmean([r[part][net][k] for r in runs])
-                )
-                for k, v in metrics.items()
-            }
-    res["runs"] = [
-        {"run": r["run"], "unshared": r["unshared"]["average"], "all": r["all"]["average"]}
-        for r in runs
-    ]
-    return res
-
-
-def _nanmean(values) -> float:
-    values = [v for v in values if v == v]
-    return float(np.mean(values)) if values else float("nan")
 
 
 def _baseline(name: str, train: list[Group], seed: int, progress: bool):
