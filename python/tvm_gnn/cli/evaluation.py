@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import UsageError, output_file
+from .common import UsageError, dataset_args, output_file
 
 #: The section of the results document that ``tvm-gnn eval --out`` rewrites.
 RESULTS_SECTION = "tvm-gnn eval"
@@ -67,7 +67,8 @@ def _test_folders(paths) -> dict[str, Path] | None:
     part of its path that is a network (``.../resnet18/random/seed0`` is ``resnet18``)."""
     if not paths:
         return None
-    from ..dataset.layout import is_db_folder
+    from ..dataset.groups import check_db_folder
+    from ..errors import EvaluationError
     from ..measure.networks import NETWORKS
 
     out: dict[str, Path] = {}
@@ -77,11 +78,10 @@ def _test_folders(paths) -> dict[str, Path] | None:
         if not sep:
             parts = [p for p in reversed(folder.resolve().parts) if p in NETWORKS]
             name = parts[0] if parts else folder.name
-        if not is_db_folder(folder):
-            raise UsageError(
-                f"--test-db {spec}: {folder} holds no MetaSchedule database "
-                "(database_tuning_record.json and database_workload.json, gzipped or not)"
-            )
+        try:
+            check_db_folder(folder)
+        except EvaluationError as err:
+            raise UsageError(f"--test-db {spec}: {err}") from None
         if name in out:
             raise UsageError(f"--test-db: two folders are named {name}; name them NAME=FOLDER")
         out[name] = folder
@@ -90,19 +90,11 @@ def _test_folders(paths) -> dict[str, Path] | None:
 
 def _eval_parser(sub) -> None:
     from ..evaluate.run import MODELS
-    from ..measure.networks import HELD_OUT
 
     p = sub.add_parser(
         "eval", help="compare cost models on the held-out networks", description=cmd_eval.__doc__
     )
-    p.add_argument("--data", default="data", help="dataset root, raw or packed (default: data)")
-    p.add_argument("--hardware", default=None, help="hardware folder (default: the only one)")
-    p.add_argument(
-        "--held-out",
-        nargs="+",
-        default=list(HELD_OUT),
-        help=f"networks evaluated (default: {' '.join(HELD_OUT)})",
-    )
+    dataset_args(p, hardware_help="hardware folder", held_out_help="networks evaluated")
     p.add_argument(
         "--models",
         nargs="+",

@@ -85,14 +85,19 @@ def load_folder_groups(folders: dict, progress: bool = False) -> list[Group]:
 
         items = tqdm(items, desc="load records", unit="folder")
     for name, folder in items:
-        folder = Path(folder)
-        if not is_db_folder(folder):
-            raise EvaluationError(
-                f"{folder} holds no MetaSchedule database (database_tuning_record.json and "
-                "database_workload.json, gzipped or not)"
-            )
-        _add_folder(groups, name, folder, None)
+        _add_folder(groups, name, check_db_folder(folder), None)
     return list(groups.values())
+
+
+def check_db_folder(folder) -> Path:
+    """``folder`` as a Path if it holds a MetaSchedule database; else an ``EvaluationError``."""
+    folder = Path(folder)
+    if not is_db_folder(folder):
+        raise EvaluationError(
+            f"{folder} holds no MetaSchedule database (database_tuning_record.json and "
+            "database_workload.json, gzipped or not)"
+        )
+    return folder
 
 
 def _add_folder(groups: dict, net: str, folder: Path, max_line: int | None) -> None:
