@@ -65,6 +65,20 @@ def workload_name(text: str) -> str:
     return text
 
 
+def dataset_args(p, *, hardware_help: str, held_out_help: str) -> None:
+    """``--data``, ``--hardware`` and ``--held-out``, for the commands that read the dataset."""
+    from ..measure.networks import HELD_OUT
+
+    p.add_argument("--data", default="data", help="dataset root, raw or packed (default: data)")
+    p.add_argument("--hardware", default=None, help=f"{hardware_help} (default: the only one)")
+    p.add_argument(
+        "--held-out",
+        nargs="+",
+        default=list(HELD_OUT),
+        help=f"{held_out_help} (default: {' '.join(HELD_OUT)})",
+    )
+
+
 def target_args(p) -> None:
     """``--target`` and ``--num-cores``, for the commands that build for a target."""
     p.add_argument(

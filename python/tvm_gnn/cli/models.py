@@ -10,6 +10,7 @@ from ..nn.schema import FeaturizerConfig
 from . import architecture
 from .common import (
     UsageError,
+    dataset_args,
     device,
     number_in,
     output_file,
@@ -89,22 +90,13 @@ def cmd_train(args) -> int:
 
 
 def _train_parser(sub) -> None:
-    from ..measure.networks import HELD_OUT
-
     p = sub.add_parser(
         "train",
         help="train the GNN on the dataset's training networks",
         description=cmd_train.__doc__,
     )
-    p.add_argument("--data", default="data", help="dataset root, raw or packed (default: data)")
-    p.add_argument(
-        "--hardware", default=None, help="hardware folder to train on (default: the only one)"
-    )
-    p.add_argument(
-        "--held-out",
-        nargs="+",
-        default=list(HELD_OUT),
-        help=f"networks never trained on (default: {' '.join(HELD_OUT)})",
+    dataset_args(
+        p, hardware_help="hardware folder to train on", held_out_help="networks never trained on"
     )
     p.add_argument(
         "--out",
