@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from tvm_gnn import report
+from tvm_gnn.tune import cost_model_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "tune-networks"
@@ -52,9 +53,6 @@ def model_order(label: str) -> tuple:
     """Sort key for cost models (or ``model/seedN`` labels): MODEL_ORDER, then others by name."""
     model = label.split("/")[0]
     return (MODEL_ORDER.index(model) if model in MODEL_ORDER else len(MODEL_ORDER), label)
-
-
-COST_MODEL_SCOPES = ("EvoSearch/Evolve/PredictNormalizedScore", "MeasureCallback/UpdateCostModel")
 
 
 ARCHIVED = (
@@ -386,7 +384,7 @@ def trials_to_reach(curve: list[dict], target_s: float) -> int | None:
 def cost_model_share(log: dict) -> float:
     prof = log["profile_seconds"]
     total = prof.get("Total") or log["tuning_seconds"]
-    return sum(prof.get(k, 0.0) for k in COST_MODEL_SCOPES) / total
+    return cost_model_seconds(prof) / total
 
 
 def _spread(runs: list[float]) -> float:

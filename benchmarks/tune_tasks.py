@@ -33,7 +33,6 @@ The report (``docs/tuning.md``, generated section ``tune-tasks``; numbers in
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import shutil
 import sys
@@ -42,12 +41,11 @@ from pathlib import Path
 
 import numpy as np
 
-from tvm_gnn import report
+from tvm_gnn import atomic, report
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "tune-tasks"
 MODELS = ("gnn", "xgb", "random")
-COST_MODEL_SCOPES = ("EvoSearch/Evolve/PredictNormalizedScore", "MeasureCallback/UpdateCostModel")
 #: kinds every selection holds at least this many of (when the held-out networks have them)
 QUOTAS = {"depthwise conv2d": 2, "dense": 1, "pooling/elementwise": 1}
 BOOTSTRAP = 2000
@@ -131,20 +129,15 @@ def run_dir(runs: Path, task: dict, model: str, seed: int) -> Path:
     return runs / task["id"] / model / f"seed{seed}"
 
 
-def weights_digest(checkpoint) -> str:
-    import hashlib
-
-    from tvm_gnn.resources import PRETRAINED
-
-    return hashlib.sha256(Path(checkpoint or PRETRAINED).read_bytes()).hexdigest()[:16]
-
-
 def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -> dict:
     """Tune ``task`` with ``model`` and ``seed`` unless that run is archived; its ``run.json``."""
     from tvm.s_tir import meta_schedule as ms
 
+    from tvm_gnn.dataset.archive import gzip_bytes
+    from tvm_gnn.dataset.layout import DB_FILES
     from tvm_gnn.measure.hardware import cpu_model
     from tvm_gnn.measure.sampling import target_from
+    from tvm_gnn.tune import cost_model_seconds
     from tvm_gnn.tune.workload import tune_tir
 
     out = run_dir(runs, task, model, seed)
@@ -179,20 +172,16 @@ def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -
         "curve": [float(x) for x in progress.history],
         "errors": progress.errors,
         "wall_seconds": wall,
-        "cost_model_seconds": sum(profile.get(k, 0.0) for k in COST_MODEL_SCOPES),
+        "cost_model_seconds": cost_model_seconds(profile),
         "tuning_seconds": profile.get("Total", wall),  # MetaSchedule's own, imports excluded
         "weights": digest if model == "gnn" else None,
         "machine": f"{cpu_model()}, {args.num_cores} cores",
         "day": time.strftime("%Y-%m-%d"),
     }
-    out.mkdir(parents=True, exist_ok=True)
-    for f in ("database_workload.json", "database_tuning_record.json"):
+    for f in DB_FILES:
         if (work / f).exists():
-            with open(work / f, "rb") as src, gzip.open(out / (f + ".gz"), "wb") as dst:
-                shutil.copyfileobj(src, dst)
-    tmp = done.with_suffix(".tmp")
-    tmp.write_text(json.dumps(result) + "\n")
-    tmp.replace(done)  # the run counts as finished only once this lands
+            atomic.write_bytes(out / (f + ".gz"), gzip_bytes(work / f, f))
+    atomic.write_json(done, result)  # the run counts as finished only once this lands
     shutil.rmtree(work, ignore_errors=True)
     return result
 
@@ -445,12 +434,13 @@ def main(argv=None) -> int:
     from tvm_gnn import dataset
     from tvm_gnn.measure.hardware import hardware_name
     from tvm_gnn.measure.sampling import target_from
+    from tvm_gnn.tune.network import weights_provenance
 
     args = parse(argv)
     args.num_cores = args.num_cores or os.cpu_count() or 1
     here = hardware_name(target_from("llvm", args.num_cores))
     runs = args.runs or ROOT / "benchmarks" / "tuning-runs" / here / "tasks"
-    digest = weights_digest(args.checkpoint)
+    digest = weights_provenance("gnn", args.checkpoint)["sha256"]
     if not args.report_only:
         hardware = dataset.resolve_hardware(args.data, args.hardware)
         tasks = select_tasks(held_out_workloads(args.data, hardware), args.count)
@@ -476,8 +466,7 @@ def main(argv=None) -> int:
     text = render(res, command, plot_path.name if res["curves"] else None)
     print(text)
     report.write_section(args.doc, SECTION, text)
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps({k: v for k, v in res.items() if k != "curves"}, indent=1))
+    atomic.write_json(args.json, {k: v for k, v in res.items() if k != "curves"})
     return 0
 
 

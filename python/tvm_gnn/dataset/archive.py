@@ -71,7 +71,7 @@ def pack(raw_root, out_root, force: bool = False) -> list[str]:
             if not src.exists():
                 continue
             gz = dest / (f + ".gz")
-            packed = _gzip(src, f)
+            packed = gzip_bytes(src, f)
             if gz.exists() and gz.stat().st_size == len(packed) and gz.read_bytes() == packed:
                 continue
             atomic.write_bytes(gz, packed)
@@ -82,7 +82,7 @@ def pack(raw_root, out_root, force: bool = False) -> list[str]:
     return written
 
 
-def _gzip(src: Path, name: str) -> bytes:
+def gzip_bytes(src: Path, name: str) -> bytes:
     """``src`` gzipped, deterministically: level 9, no timestamp, and the header's file name that
     the committed files carry (they were written as ``NAME.gz.tmp`` and renamed)."""
     buf = io.BytesIO()

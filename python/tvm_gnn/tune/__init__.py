@@ -4,3 +4,12 @@
 as it stood at smaller budgets (:mod:`~.budgets`) and its best kernels timed again
 (:mod:`~.remeasure`).
 """
+
+#: MetaSchedule profiler scopes where the cost model spends tuning time: scoring candidates in
+#: the evolutionary search, and learning from the measured ones.
+COST_MODEL_SCOPES = ("EvoSearch/Evolve/PredictNormalizedScore", "MeasureCallback/UpdateCostModel")
+
+
+def cost_model_seconds(profile: dict) -> float:
+    """Seconds of a tuning run's profile (``ms.Profiler.get()``) spent in the cost model."""
+    return sum(profile.get(k, 0.0) for k in COST_MODEL_SCOPES)
