@@ -59,7 +59,7 @@ def main() -> None:
     import tvm
     from tvm.s_tir import meta_schedule as ms
 
-    from tvm_gnn.cost_models.gnn import GNNModel
+    from tvm_gnn.cost_models.gnn import GNNModel, _predict_chunks
     from tvm_gnn.featurize import graph
     from tvm_gnn.measure import workloads
     from tvm_gnn.measure.hardware import cpu_model
@@ -95,6 +95,9 @@ def main() -> None:
     rows["GNN: batched forward (Batch.from_data_list + GNN)"] = secs
     secs, gnn_scores = timed(lambda: gnn.predict(ctx, cands), args.reps)
     rows["**GNNModel.predict** (featurize + forward)"] = secs
+    # before 2026-11-25: chunks of 256, the forward on all of torch's threads
+    secs, _ = timed(lambda: _predict_chunks(gnn.model, cands, gnn.featurizer, 256), args.reps)
+    rows[f"GNN: predict as before (chunks of 256, torch threads {torch.get_num_threads()})"] = secs
     sub = cands[: args.tvm_lowering_subset]
     tvm_cfg = graph.FeaturizerConfig(lowering="tvm")
     secs, _ = timed(lambda: graph.featurize_candidates(sub, tvm_cfg), 1)

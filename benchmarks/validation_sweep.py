@@ -72,6 +72,24 @@ VARIANTS = {
         "6",
         "--residual",
     ],
+    # the relational design's ablations and capacity (issue 28's direction 5)
+    "lambdarank-relational-learned-emb": [
+        "--loss",
+        "lambdarank",
+        "--conv",
+        "relational",
+        "--embedding",
+        "learned",
+    ],
+    "lambdarank-relational-no-topk": ["--loss", "lambdarank", "--conv", "relational", "--no-topk"],
+    "lambdarank-relational-hidden-64": [
+        "--loss",
+        "lambdarank",
+        "--conv",
+        "relational",
+        "--hidden",
+        "64",
+    ],
     "lambdarank-epochs-100": ["--loss", "lambdarank", "--epochs", "100"],
     # pair targets softened by the measurement noise benchmarks/noise_ceiling.py estimates
     "lambdarank-label-noise": ["--loss", "lambdarank", "--label-noise", "0.17"],

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 from pathlib import Path
 
 import numpy as np
@@ -107,7 +108,8 @@ class GNNModel(PyCostModel):
         Seeds initialization, online training and the warm-up's random scores.
     predict_batch_size : int
         Candidates per chunk in ``predict``: one chunk is featurized while the GNN scores the
-        previous one.
+        previous one (128 is faster than 256 on 2 cores: docs/benchmarks.md, "Featurize + predict
+        throughput").
     """
 
     def __init__(
@@ -120,7 +122,7 @@ class GNNModel(PyCostModel):
         num_warmup_samples: int = 100,
         train_config: TrainConfig | None = None,
         seed: int = 0,
-        predict_batch_size: int = 256,
+        predict_batch_size: int = 128,
     ):
         super().__init__()
         self.num_warmup_samples = num_warmup_samples
@@ -267,15 +269,25 @@ class GNNModel(PyCostModel):
         return np.where(np.isnan(scores), FAILED_SCORE, scores)
 
 
-@torch.inference_mode()
-def predict_candidates(model: GNN, candidates, featurizer, chunk: int = 256):
+def predict_candidates(model: GNN, candidates, featurizer, chunk: int = 128):
     """Scores of MetaSchedule candidates, featurizing one chunk while the GNN runs on the last.
 
     torch releases the GIL inside its kernels, so on two or more cores the Python featurizer and
-    the forward pass overlap. The head runs once on every chunk's readouts, so a model that
-    compares candidates (``compare``) sees the whole set. Returns ``(scores, errors)``; failed
-    candidates score NaN.
+    the forward pass overlap; the forward gets one core fewer than torch would take, the
+    featurizer's (torch's threads restored after). The head runs once on every chunk's readouts,
+    so a model that compares candidates (``compare``) sees the whole set. Returns ``(scores,
+    errors)``; failed candidates score NaN.
     """
+    threads = torch.get_num_threads()
+    torch.set_num_threads(max(1, min(threads, (os.cpu_count() or 1) - 1)))
+    try:
+        return _predict_chunks(model, candidates, featurizer, chunk)
+    finally:
+        torch.set_num_threads(threads)
+
+
+@torch.inference_mode()
+def _predict_chunks(model: GNN, candidates, featurizer, chunk: int):
     from concurrent.futures import ThreadPoolExecutor
 
     model.eval()

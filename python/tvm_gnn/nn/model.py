@@ -204,14 +204,14 @@ class RelationalConv(RGCNConv):
     ``out_i = x_i W_root + b + sum_r sum_{j -> i of type r} x_j W_r``, as ``RGCNConv`` defines
     it, with its parameters (so its checkpoints load unchanged). ``RGCNConv`` propagates once per
     edge type; here one matrix product gives every node's message under every type, each edge
-    gathers its own, and one scatter sums them (3.7x faster than ``RGCNConv`` on a batch of 256
-    candidates' graphs).
+    gathers its own with one ``index_select``, and one scatter sums them.
     """
 
     def forward(self, x, edge_index, edge_type):  # noqa: D102 - as RGCNConv.forward
         n, r, out = x.size(0), self.num_relations, self.out_channels
         every = x @ self.weight.permute(1, 0, 2).reshape(self.in_channels, r * out)  # [N, R*O]
-        messages = every.view(n, r, out)[edge_index[0], edge_type]  # [E, O]
+        # the row src * R + type of every's [N*R, O] view
+        messages = every.view(n * r, out).index_select(0, edge_index[0] * r + edge_type)
         h = torch.zeros(n, out, dtype=x.dtype, device=x.device)
         h = h.index_add(0, edge_index[1], messages) + x @ self.root
         return h + self.bias if self.bias is not None else h
