@@ -90,6 +90,15 @@ VARIANTS = {
         "--hidden",
         "64",
     ],
+    # issue 28's direction 4a: XGBModel's per-store features as a second training target
+    "lambdarank-relational-aux": [
+        "--loss",
+        "lambdarank",
+        "--conv",
+        "relational",
+        "--aux-store-features",
+        "0.5",
+    ],
     "lambdarank-epochs-100": ["--loss", "lambdarank", "--epochs", "100"],
     # pair targets softened by the measurement noise benchmarks/noise_ceiling.py estimates
     "lambdarank-label-noise": ["--loss", "lambdarank", "--label-noise", "0.17"],
@@ -209,9 +218,14 @@ def warm_cache(args) -> None:
     reads them), so that parallel runs do not each featurize the same programs."""
     from tvm_gnn import dataset as data
     from tvm_gnn.measure.networks import HELD_OUT
+    from tvm_gnn.nn.checkpoint import read_info
 
     hardware = data.resolve_hardware(args.data)
     nets = data.training_networks(args.data, hardware, set(HELD_OUT))
+    records_of = build_parser().parse_args(["train", *args.train_args]).records_of
+    snapshot = read_info(records_of)["train_records"] if records_of else None
+    if snapshot:
+        nets = sorted(snapshot)
     for config in {featurizer_of([*VARIANTS[v], *args.train_args]) for v in args.variants}:
         data.load_graphs(
             args.data,
@@ -220,7 +234,10 @@ def warm_cache(args) -> None:
             progress=True,
             hardware=hardware,
             networks=nets,
+            snapshot=snapshot,
         )
+    if any("--aux-store-features" in [*VARIANTS[v], *args.train_args] for v in args.variants):
+        data.load_store_features(args.data, args.cache_dir, True, hardware, nets, snapshot)
 
 
 def sweep(args) -> list[dict]:

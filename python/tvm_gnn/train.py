@@ -85,10 +85,17 @@ def train_on_dataset(
     graphs, samples = _merge_programs(graphs, samples)
     train_idx, val_idx = dataset.split(samples, "workload", None, config.seed, val_fraction)
     labelled = label_graphs(graphs, [s.shash for s in samples])
+    gnn_overrides = dict(gnn_overrides or {})
+    if config.aux_weight > 0:
+        aux = dataset.load_store_features(root, cache_dir, progress, hardware, nets, snapshot)
+        rows = _aux_rows(aux, samples, train_idx)
+        for g, row in zip(labelled, rows):
+            g.aux = torch.from_numpy(row).view(1, -1)
+        gnn_overrides["aux_dim"] = rows.shape[1]
     train = [labelled[i] for i in train_idx]
     val = [labelled[i] for i in val_idx]
     torch.manual_seed(config.seed)
-    model = default_gnn(embedding, **(gnn_overrides or {}))
+    model = default_gnn(embedding, **gnn_overrides)
     hist = fit(model, train, val, config, progress=progress)
     info = {
         "trained": True,
@@ -108,6 +115,26 @@ def train_on_dataset(
         "train_seconds": hist.seconds,
     }
     return DatasetRun(model, featurizer, hist, info)
+
+
+def _aux_rows(aux: dict, samples, train_idx) -> np.ndarray:
+    """The auxiliary targets ``[programs, A]`` of ``samples``: their per-store feature rows,
+    standardized with the training split's mean and spread, columns constant there dropped, NaN
+    where a program has none."""
+    width = len(next(iter(aux.values()))) if aux else 0
+    rows = np.full((len(samples), width), np.nan, dtype=np.float32)
+    for i, s in enumerate(samples):
+        row = aux.get((s.network, s.line))
+        if row is not None:
+            rows[i] = row
+    known = rows[train_idx]
+    known = known[np.isfinite(known).all(1)]
+    if not len(known):
+        raise ValueError("no training program has per-store features (--aux-store-features)")
+    mean, std = known.mean(0), known.std(0)
+    keep = std > 1e-6
+    logger.info("auxiliary target: %d per-store feature columns of %d vary", keep.sum(), width)
+    return ((rows[:, keep] - mean[keep]) / std[keep]).astype(np.float32)
 
 
 def _merge_programs(graphs, samples):

@@ -137,3 +137,15 @@ def test_a_checkpoint_keeps_its_records_after_the_dataset_grows(small_dataset, t
     records.write_text("".join(full[:64]))  # not the data the checkpoint saw
     with pytest.raises(EvaluationError, match="fewer than the 80"):
         pretrained_xgb(root, checkpoint=old)
+
+
+def test_the_auxiliary_store_feature_target_trains_its_head(small_dataset, trained, tmp_path):
+    out = tmp_path / "aux.pt"
+    assert train_cli(small_dataset, out, "--seed", "3", "--aux-store-features", "0.5") == 0
+    model, _, info = checkpoint.load(out)
+    assert model.config.aux_dim > 0 and model.aux_head.out_features == model.config.aux_dim
+    assert info["train_config"]["aux_weight"] == 0.5
+    # the second target changed the weights the ranking head is trained with
+    plain, _, _ = checkpoint.load(trained["gnn"])
+    assert not torch.equal(model.inp.weight, plain.inp.weight)
+    assert all(torch.isfinite(p).all() for p in model.parameters())

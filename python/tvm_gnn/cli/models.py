@@ -39,6 +39,7 @@ def cmd_train(args) -> int:
         loss=args.loss,
         patience=args.patience,
         label_noise=args.label_noise,
+        aux_weight=args.aux_store_features,
         seed=args.seed,
         device=args.device,
     )
@@ -152,6 +153,16 @@ def _train_parser(sub) -> None:
         "estimates it): each pair's target becomes the probability that its "
         "faster-measured program is truly faster, so pairs measured within the "
         "noise count less (default: 0, every pair certain)",
+    )
+    p.add_argument(
+        "--aux-store-features",
+        metavar="WEIGHT",
+        default=0.0,
+        type=number_in(0.0, math.inf, low_open=False, high_open=True),
+        help="weight of a second training target: the GNN also predicts each program's "
+        "per-store features (what TVM's XGBModel reads, extracted with TVM and cached "
+        "beside the graphs) from its readout; inference never runs that head "
+        "(default: 0, no second target)",
     )
     p.add_argument(
         "--val-fraction",

@@ -6,7 +6,7 @@
 :mod:`~.layout` (folders, packed or not, snapshots, exhausted workloads), :mod:`~.archive`
 (pack / unpack), :mod:`~.records` (samples and MetaSchedule records), :mod:`~.graphs` (featurized
 and cached), :mod:`~.splits`, :mod:`~.stats`, :mod:`~.groups` (per-workload candidates for cost
-models).
+models), :mod:`~.store_features` (TVM's per-store features of each program, cached).
 """
 
 from .archive import pack, unpack
@@ -27,6 +27,7 @@ from .layout import (
 from .records import Sample, distinct_programs, samples, tuning_records
 from .splits import SPLITS, split
 from .stats import stats, stats_markdown
+from .store_features import load_store_features
 
 __all__ = [
     "CACHE_FORMAT",
@@ -39,6 +40,7 @@ __all__ = [
     "distinct_programs",
     "hardware_names",
     "load_graphs",
+    "load_store_features",
     "network_folders",
     "pack",
     "read_exhausted",

@@ -65,6 +65,9 @@ class GNNConfig:
     conv: Literal["graph", "relational"] = "graph"
     residual: bool = False  # h + layer(h): deeper stacks
     compare: bool = False  # the head also sees readout - the mean readout of the workload's set
+    # > 0: an auxiliary head predicts this many per-program targets from the readout (TVM's
+    # per-store features, tvm_gnn.dataset.store_features), in training only; never run to score
+    aux_dim: int = 0
 
     def __post_init__(self):
         if self.embedding not in EMBEDDINGS:
@@ -75,6 +78,8 @@ class GNNConfig:
             raise ValueError(f"unknown topk_at {self.topk_at!r}; choose one of {TOPK_AT}")
         if not 0.0 < self.pool_ratio <= 1.0:
             raise ValueError(f"pool_ratio must be in (0, 1], got {self.pool_ratio}")
+        if self.aux_dim < 0:
+            raise ValueError(f"aux_dim must be at least 0, got {self.aux_dim}")
         if self.num_layers < 1:
             raise ValueError(f"num_layers must be at least 1, got {self.num_layers}")
         if not 0 < self.num_features <= NUM_FEATURES:
@@ -144,6 +149,7 @@ class GNN(nn.Module):
             nn.Dropout(c.dropout),
             nn.Linear(c.head_hidden, 1),
         )
+        self.aux_head = nn.Linear(2 * c.hidden, c.aux_dim) if c.aux_dim else None
 
     def forward(self, x, node_type, edge_index, batch, num_graphs: int, edge_type=None, group=None):
         """Scores ``[B]``. ``edge_type`` is read by ``conv="relational"``; ``group`` (``[B]``

@@ -52,6 +52,9 @@ class TrainConfig:
     mse_weight: float = 0.5  # weight of the regression term next to the ranking term
     loss: str = "ranknet"  # pairwise term: "ranknet" (pairs alike) or "lambdarank" (NDCG-weighted)
     label_noise: float = 0.0  # sd of a measured log latency; > 0 softens the pairs' targets
+    # weight of the auxiliary regression (the model's aux_head on the graphs' ``aux`` rows, mean
+    # squared error over their finite entries); 0: no auxiliary target
+    aux_weight: float = 0.0
     patience: int = 12  # epochs without validation improvement before stopping
     max_seconds: float | None = None  # wall-clock budget (online retraining keeps it small)
     seed: int = 0  # shuffling and initialization seed
@@ -65,6 +68,8 @@ class TrainConfig:
         check_device(self.device)
         if not (math.isfinite(self.label_noise) and self.label_noise >= 0):
             raise ValueError(f"label_noise must be a finite number >= 0, got {self.label_noise}")
+        if not (math.isfinite(self.aux_weight) and self.aux_weight >= 0):
+            raise ValueError(f"aux_weight must be a finite number >= 0, got {self.aux_weight}")
 
 
 @dataclass
@@ -164,10 +169,13 @@ def _epoch(
     total, count = 0.0, 0
     for idx in _batches(len(train), config.batch_size, rng, groups):
         batch = Batch.from_data_list([train[i] for i in idx]).to(device)
-        scores = model.forward_batch(batch)
+        readout = model.readout_batch(batch)
+        scores = model.score(readout, getattr(batch, "group", None))
         loss = ranking_loss(
             scores, batch.y, batch.group, config.mse_weight, config.loss, config.label_noise
         )
+        if config.aux_weight > 0:
+            loss = loss + config.aux_weight * aux_loss(model, readout, batch.aux)
         value = float(loss.detach())
         if not math.isfinite(value):  # NaN weights would be kept as if they were a model
             raise ValueError(
@@ -180,6 +188,18 @@ def _epoch(
         total += value * len(idx)
         count += len(idx)
     return total / count
+
+
+def aux_loss(model: GNN, readout: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Mean squared error of ``model.aux_head`` on ``readout`` against ``target`` ``[B, A]``,
+    over its finite entries (a program without per-store features has a NaN row)."""
+    if model.aux_head is None:
+        raise ValueError("aux_weight > 0 needs a model with an auxiliary head (aux_dim > 0)")
+    known = torch.isfinite(target)
+    if not bool(known.any()):
+        return readout.sum() * 0.0
+    err = model.aux_head(readout) - torch.nan_to_num(target)
+    return (err[known] ** 2).mean()
 
 
 @torch.inference_mode()
