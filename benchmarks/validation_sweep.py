@@ -270,11 +270,15 @@ def table(results: list[dict], seeds: list[int]) -> str:
     head = ["variant", "options"]
     head += [f"pairwise seed {s}" for s in seeds] + ["**mean pairwise**"]
     head += [f"top-1 seed {s}" for s in seeds] + ["**mean top-1**", "median train (s)"]
+    base = [by[(variants[0], s)]["val_pairwise_acc"] for s in seeds]
+    if len(variants) > 1:
+        head.append(f"pairwise gain over {variants[0]}: mean (paired t)")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * 2 + "---:|" * (len(head) - 2)]
     for v in variants:
         rows = [by[(v, s)] for s in seeds]
         acc = [r["val_pairwise_acc"] for r in rows]
         top1 = [r["val_top1"] for r in rows]
+        gain = np.subtract(acc, base)
         opts = " ".join(rows[0]["options"]) or "(defaults)"
         cells = [
             v,
@@ -285,8 +289,18 @@ def table(results: list[dict], seeds: list[int]) -> str:
             f"**{np.mean(top1):.4f}**",
             f"{np.median([r['train_seconds'] for r in rows]):.0f}",
         ]
+        if len(variants) > 1:
+            cells.append("" if v == variants[0] else paired(gain))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def paired(gain) -> str:
+    """Mean of per-seed gains and its paired t statistic (mean / standard error)."""
+    gain = np.asarray(gain, dtype=float)
+    se = gain.std(ddof=1) / np.sqrt(len(gain)) if len(gain) > 1 else 0.0
+    t = f"{gain.mean() / se:.1f}" if se > 0 else "n/a"
+    return f"{gain.mean():+.4f} ({t})"
 
 
 def render(results: list[dict], seeds: list[int], command: str, machine: str) -> str:
@@ -398,6 +412,11 @@ def main(argv=None) -> int:
         default=str(ROOT / "benchmarks" / "results" / "validation_sweep.json"),
         help="every run's numbers (default: benchmarks/results/validation_sweep.json)",
     )
+    parser.add_argument(
+        "--section",
+        default=SECTION,
+        help=f"generated section of --doc that gets the table (default: {SECTION})",
+    )
     parser.add_argument("--no-write", action="store_true", help="print the table only")
     args = parser.parse_args(argv)
     if args.jobs < 1:
@@ -414,7 +433,7 @@ def main(argv=None) -> int:
     text = render(results, args.seeds, command, "; ".join(machines))
     print(text)
     if not args.no_write:
-        report.write_section(args.doc, SECTION, text)
+        report.write_section(args.doc, args.section, text)
         report.write_json(args.json, merged(earlier, results))
     return 0
 

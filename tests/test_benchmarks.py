@@ -146,6 +146,9 @@ def test_validation_sweep_writes_its_table_and_resumes(small_dataset, tmp_path):
     text = doc.read_text()
     assert results[0]["device"] == "cpu" and "repeat exactly for a seed" in text
     assert "| lambdarank | `--loss lambdarank --epochs 2` |" in text
+    gain = results[1]["val_pairwise_acc"] - results[0]["val_pairwise_acc"]
+    assert "pairwise gain over lambdarank-reuse" in text and f"| {gain:+.4f} (n/a) |" in text
+    assert sweep.paired([0.01, 0.02, 0.03]) == "+0.0200 (3.5)"  # mean / (sd / sqrt(3))
     stamp = (runs / "lambdarank-seed0.pt").stat().st_mtime_ns
     assert sweep.main(argv) == 0  # finished runs on the same data are not trained again
     assert (runs / "lambdarank-seed0.pt").stat().st_mtime_ns == stamp
@@ -154,6 +157,12 @@ def test_validation_sweep_writes_its_table_and_resumes(small_dataset, tmp_path):
     assert sweep.main([*argv[:2], "--variants", "lambdarank", *argv[5:]]) == 0
     assert json.loads(out.read_text()) == results
     assert "| lambdarank-reuse |" not in doc.read_text()
+    # --section: the table goes to its own generated block, the others stay
+    assert (
+        sweep.main(["--section", "x", *argv[:2], "--variants", "lambdarank-reuse", *argv[5:]]) == 0
+    )
+    text = doc.read_text()
+    assert "<!-- begin x " in text and "<!-- begin validation-sweep " in text
     out.write_text("{}")
     with pytest.raises(SystemExit, match="not a sweep's JSON"):
         sweep.main(argv)
