@@ -8,6 +8,7 @@ of the training networks' workloads.
 from __future__ import annotations
 
 import logging
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -179,7 +180,7 @@ def plot_history(hist: History, path, title: str = "") -> None:
         ax2.set_ylabel("validation pairwise accuracy", color="tab:orange")
         if hist.best_epoch >= 0:
             ax2.axvline(hist.best_epoch + 1, color="gray", ls="--", lw=1)
-    ax.set_title(title or "training")
+    ax.set_title(textwrap.fill(title or "training", 90), fontsize=8)  # long network lists wrap
     fig.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
