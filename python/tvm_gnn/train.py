@@ -89,10 +89,7 @@ def train_on_dataset(
     gnn_overrides = dict(gnn_overrides or {})
     if config.aux_weight > 0:
         aux = dataset.load_store_features(root, cache_dir, progress, hardware, nets, snapshot)
-        rows = _aux_rows(aux, samples, train_idx)
-        for g, row in zip(labelled, rows):
-            g.aux = torch.from_numpy(row).view(1, -1)
-        gnn_overrides["aux_dim"] = rows.shape[1]
+        gnn_overrides["aux_dim"] = _attach_aux(labelled, _aux_rows(aux, samples, train_idx))
     train = [labelled[i] for i in train_idx]
     val = [labelled[i] for i in val_idx]
     torch.manual_seed(config.seed)
@@ -116,6 +113,13 @@ def train_on_dataset(
         "train_seconds": hist.seconds,
     }
     return DatasetRun(model, featurizer, hist, info)
+
+
+def _attach_aux(graphs, rows: np.ndarray) -> int:
+    """Give each graph its auxiliary target row ``aux`` ``[1, A]``; return ``A``."""
+    for g, row in zip(graphs, rows):
+        g.aux = torch.from_numpy(row).view(1, -1)
+    return rows.shape[1]
 
 
 def _aux_rows(aux: dict, samples, train_idx) -> np.ndarray:
