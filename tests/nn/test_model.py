@@ -148,3 +148,25 @@ def test_relational_conv_computes_what_rgcnconv_does_with_its_parameters():
     lonely = edge_index[1] != 0
     got = fast(x, edge_index[:, lonely], edge_type[lonely])
     assert torch.allclose(got[0], x[0] @ fast.root + fast.bias, atol=1e-6)
+
+
+def test_training_computes_relational_layers_as_rgcnconv_does_bit_for_bit():
+    """The shipped relational weights were trained through RGCNConv; fit runs its arithmetic
+    (exact_arithmetic), so a seed repeats them, and inference keeps the fast path."""
+    from torch_geometric.nn import RGCNConv
+
+    from tvm_gnn.nn.model import exact_arithmetic
+
+    torch.manual_seed(0)
+    model = default_gnn(conv="relational")
+    batch = Batch.from_data_list([graph.featurize(matmul4), graph.featurize(add_one)])
+    x, edge_type = torch.randn(batch.num_nodes, 32), batch.edge_type
+    conv = model.convs[0]
+    reference = RGCNConv(32, 32, conv.num_relations, aggr="add")
+    reference.load_state_dict(conv.state_dict())
+    want = reference(x, batch.edge_index, edge_type)
+    with exact_arithmetic(model):
+        assert all(c.exact for c in model.convs)
+        assert torch.equal(conv(x, batch.edge_index, edge_type), want)
+    assert not any(c.exact for c in model.convs)
+    assert torch.allclose(conv(x, batch.edge_index, edge_type), want, atol=1e-5)

@@ -14,6 +14,7 @@ Imports no ``tvm``: it works on ``torch_geometric`` batches, so it trains and te
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import asdict, dataclass, fields
 from typing import Literal
 
@@ -210,10 +211,18 @@ class RelationalConv(RGCNConv):
     ``out_i = x_i W_root + b + sum_r sum_{j -> i of type r} x_j W_r``, as ``RGCNConv`` defines
     it, with its parameters (so its checkpoints load unchanged). ``RGCNConv`` propagates once per
     edge type; here one matrix product gives every node's message under every type, each edge
-    gathers its own with one ``index_select``, and one scatter sums them.
+    gathers its own with one ``index_select``, and one scatter sums them. Its sums come in
+    another order than ``RGCNConv``'s (equal to about 1e-6), which over a training run grows into
+    other weights: while :attr:`exact` is set (:func:`tvm_gnn.nn.training.fit` sets it), the
+    layer runs ``RGCNConv``'s own forward, so that a seed repeats the shipped checkpoints, which
+    were trained through it, bit for bit.
     """
 
+    exact = False
+
     def forward(self, x, edge_index, edge_type):  # noqa: D102 - as RGCNConv.forward
+        if self.exact:
+            return super().forward(x, edge_index, edge_type)
         n, r, out = x.size(0), self.num_relations, self.out_channels
         every = x @ self.weight.permute(1, 0, 2).reshape(self.in_channels, r * out)  # [N, R*O]
         # the row src * R + type of every's [N*R, O] view
@@ -221,6 +230,19 @@ class RelationalConv(RGCNConv):
         h = torch.zeros(n, out, dtype=x.dtype, device=x.device)
         h = h.index_add(0, edge_index[1], messages) + x @ self.root
         return h + self.bias if self.bias is not None else h
+
+
+@contextlib.contextmanager
+def exact_arithmetic(model: nn.Module):
+    """Within it, ``model``'s relational layers compute as PyG's ``RGCNConv`` does."""
+    layers = [m for m in model.modules() if isinstance(m, RelationalConv)]
+    for m in layers:
+        m.exact = True
+    try:
+        yield model
+    finally:
+        for m in layers:
+            m.exact = False
 
 
 def _conv(c: GNNConfig) -> nn.Module:

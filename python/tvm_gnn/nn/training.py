@@ -18,7 +18,7 @@ from torch_geometric.data import Batch, Data
 
 from .losses import check_loss, ranking_loss
 from .metrics import mean_top1, pairwise_accuracy
-from .model import GNN
+from .model import GNN, exact_arithmetic
 
 
 def check_device(device: str) -> torch.device:
@@ -105,11 +105,16 @@ def fit(
 ) -> History:
     """Train ``model`` in place on ``train``, early-stopping on pairwise accuracy on ``val``.
 
-    Deterministic for a given ``config.seed`` and data order on the CPU. Without ``val``, runs
-    all epochs (or until ``max_seconds``) and keeps the last weights. Trains on
+    Deterministic for a given ``config.seed`` and data order on the CPU (relational layers in
+    ``RGCNConv``'s own arithmetic: :func:`~tvm_gnn.nn.model.exact_arithmetic`). Without ``val``,
+    runs all epochs (or until ``max_seconds``) and keeps the last weights. Trains on
     ``config.device``; the model comes back on the CPU.
     """
-    config = config or TrainConfig()
+    with exact_arithmetic(model):
+        return _fit(model, train, val, config or TrainConfig(), progress)
+
+
+def _fit(model: GNN, train, val, config: TrainConfig, progress: bool) -> History:
     if not train:
         raise ValueError("no training graphs")
     device = check_device(config.device)
