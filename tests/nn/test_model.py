@@ -170,3 +170,8 @@ def test_training_computes_relational_layers_as_rgcnconv_does_bit_for_bit():
         assert torch.equal(conv(x, batch.edge_index, edge_type), want)
     assert not any(c.exact for c in model.convs)
     assert torch.allclose(conv(x, batch.edge_index, edge_type), want, atol=1e-5)
+    # online retraining opts out of it (ONLINE_TRAIN.exact), offline training does not
+    from tvm_gnn.cost_models.gnn import ONLINE_TRAIN
+    from tvm_gnn.nn.training import TrainConfig
+
+    assert TrainConfig().exact and not ONLINE_TRAIN.exact

@@ -7,6 +7,7 @@ each workload's graphs together, early-stopping on validation pairwise accuracy.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import time
@@ -55,6 +56,9 @@ class TrainConfig:
     # weight of the auxiliary regression (the model's aux_head on the graphs' ``aux`` rows, mean
     # squared error over their finite entries); 0: no auxiliary target
     aux_weight: float = 0.0
+    # relational layers in PyG RGCNConv's own arithmetic, as the shipped weights were trained
+    # (a seed repeats them bit for bit); False: RelationalConv's faster summation order
+    exact: bool = True
     patience: int = 12  # epochs without validation improvement before stopping
     max_seconds: float | None = None  # wall-clock budget (online retraining keeps it small)
     seed: int = 0  # shuffling and initialization seed
@@ -106,12 +110,14 @@ def fit(
     """Train ``model`` in place on ``train``, early-stopping on pairwise accuracy on ``val``.
 
     Deterministic for a given ``config.seed`` and data order on the CPU (relational layers in
-    ``RGCNConv``'s own arithmetic: :func:`~tvm_gnn.nn.model.exact_arithmetic`). Without ``val``,
+    ``RGCNConv``'s own arithmetic unless ``config.exact`` is False:
+    :func:`~tvm_gnn.nn.model.exact_arithmetic`). Without ``val``,
     runs all epochs (or until ``max_seconds``) and keeps the last weights. Trains on
     ``config.device``; the model comes back on the CPU.
     """
-    with exact_arithmetic(model):
-        return _fit(model, train, val, config or TrainConfig(), progress)
+    config = config or TrainConfig()
+    with exact_arithmetic(model) if config.exact else contextlib.nullcontext():
+        return _fit(model, train, val, config, progress)
 
 
 def _fit(model: GNN, train, val, config: TrainConfig, progress: bool) -> History:
