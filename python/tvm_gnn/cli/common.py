@@ -53,6 +53,7 @@ def number_in(low: float, high: float, *, low_open: bool = True, high_open: bool
 
 
 fraction = number_in(0.0, 1.0)
+non_negative = number_in(0.0, math.inf, low_open=False, high_open=True)
 
 
 def workload_name(text: str) -> str:

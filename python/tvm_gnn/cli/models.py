@@ -12,6 +12,7 @@ from .common import (
     UsageError,
     dataset_args,
     device,
+    non_negative,
     number_in,
     output_file,
     output_folder,
@@ -130,7 +131,7 @@ def _train_parser(sub) -> None:
     )
     p.add_argument(
         "--mse-weight",
-        type=number_in(0.0, math.inf, low_open=False, high_open=True),
+        type=non_negative,
         default=0.5,
         help="weight of the regression term beside the pairwise ranking "
         "loss; 0 for ranking alone (default: 0.5)",
@@ -148,7 +149,7 @@ def _train_parser(sub) -> None:
         "--label-noise",
         metavar="SIGMA",
         default=0.0,
-        type=number_in(0.0, math.inf, low_open=False, high_open=True),
+        type=non_negative,
         help="standard deviation of a measured log latency (benchmarks/noise_ceiling.py "
         "estimates it): each pair's target becomes the probability that its "
         "faster-measured program is truly faster, so pairs measured within the "
@@ -158,7 +159,7 @@ def _train_parser(sub) -> None:
         "--aux-store-features",
         metavar="WEIGHT",
         default=0.0,
-        type=number_in(0.0, math.inf, low_open=False, high_open=True),
+        type=non_negative,
         help="weight of a second training target: the GNN also predicts each program's "
         "per-store features (what TVM's XGBModel reads, extracted with TVM and cached "
         "beside the graphs) from its readout; inference never runs that head "

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..atomic import atomic_open
 from ..nn.batch import pack_graphs, unpack_graphs
 from ..nn.schema import FeaturizerConfig
-from .layout import contents_digest, network_folders, snapshot_line
+from .layout import folder_caches
 from .records import Sample, distinct_programs
 
 logger = logging.getLogger(__name__)
@@ -79,25 +79,17 @@ def load_graphs(
     import torch
 
     config = config or FeaturizerConfig()
-    folders = [
-        (hw, net, f)
-        for hw, net, f in network_folders(root)
-        if (hardware is None or hw == hardware) and (networks is None or net in networks)
-    ]
-    if progress:
-        from tqdm import tqdm
-
-        folders = tqdm(folders, desc="featurize", unit="network")
     all_graphs, all_samples = [], []
-    for hw, net, folder in folders:
-        max_line = snapshot_line(folder, snapshot)
-        upto = "" if max_line is None else f"-upto{max_line}"
-        cache = (
-            Path(cache_dir)
-            / f"{config.version()}-d{CACHE_FORMAT}"
-            / hw
-            / f"{net}-{contents_digest(folder)[:12]}{upto}.pt"
-        )
+    for _, folder, max_line, cache in folder_caches(
+        root,
+        cache_dir,
+        f"{config.version()}-d{CACHE_FORMAT}",
+        ".pt",
+        hardware=hardware,
+        networks=networks,
+        snapshot=snapshot,
+        progress="featurize" if progress else None,
+    ):
         cached = _read_cache(cache) if cache.exists() else None
         if cached is not None:
             graphs, kept = cached

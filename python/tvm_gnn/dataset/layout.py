@@ -152,6 +152,41 @@ def snapshot_line(folder, snapshot: dict | None) -> int | None:
     return None if have == lines else int(lines)
 
 
+def folder_caches(
+    root,
+    cache_dir,
+    kind: str,
+    suffix: str,
+    *,
+    hardware: str | None = None,
+    networks=None,
+    snapshot: dict | None = None,
+    progress: str | None = None,
+) -> Iterator[tuple[str, Path, int | None, Path]]:
+    """``(network, folder, max_line, cache file)`` for each database folder under ``root`` that
+    ``hardware`` and ``networks`` select (default: all), read as ``snapshot`` saw it
+    (:func:`snapshot_line`).
+
+    The cache file, ``cache_dir/kind/HARDWARE/NETWORK-<contents digest>[-uptoN]SUFFIX``, changes
+    with the database files' contents and the snapshot's line. ``progress``: a progress bar with
+    that label.
+    """
+    folders = [
+        (hw, net, f)
+        for hw, net, f in network_folders(root)
+        if (hardware is None or hw == hardware) and (networks is None or net in networks)
+    ]
+    if progress:
+        from tqdm import tqdm
+
+        folders = tqdm(folders, desc=progress, unit="network")
+    for hw, net, folder in folders:
+        max_line = snapshot_line(folder, snapshot)
+        upto = "" if max_line is None else f"-upto{max_line}"
+        name = f"{net}-{contents_digest(folder)[:12]}{upto}{suffix}"
+        yield net, folder, max_line, Path(cache_dir) / kind / hw / name
+
+
 def hardware_names(root) -> list[str]:
     """Hardware folders under ``root``."""
     return sorted({hw for hw, _, _ in network_folders(root)})

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..atomic import atomic_open
 from .groups import _folder_target
-from .layout import contents_digest, network_folders, snapshot_line
+from .layout import folder_caches
 from .records import distinct_programs
 
 logger = logging.getLogger(__name__)
@@ -92,25 +92,17 @@ def load_store_features(
     Cached per network folder under ``cache_dir/store-features-s<format>/``; rebuilt when the
     database files' contents change.
     """
-    folders = [
-        (hw, net, f)
-        for hw, net, f in network_folders(root)
-        if (hardware is None or hw == hardware) and (networks is None or net in networks)
-    ]
-    if progress:
-        from tqdm import tqdm
-
-        folders = tqdm(folders, desc="per-store features", unit="network")
     out: dict[tuple[str, int], np.ndarray] = {}
-    for hw, net, folder in folders:
-        max_line = snapshot_line(folder, snapshot)
-        upto = "" if max_line is None else f"-upto{max_line}"
-        cache = (
-            Path(cache_dir)
-            / f"store-features-s{STORE_FEATURES_FORMAT}"
-            / hw
-            / f"{net}-{contents_digest(folder)[:12]}{upto}.npz"
-        )
+    for net, folder, max_line, cache in folder_caches(
+        root,
+        cache_dir,
+        f"store-features-s{STORE_FEATURES_FORMAT}",
+        ".npz",
+        hardware=hardware,
+        networks=networks,
+        snapshot=snapshot,
+        progress="per-store features" if progress else None,
+    ):
         rows = _read(cache) if cache.exists() else None
         if rows is None:
             rows = _folder_rows(folder, max_line)
