@@ -59,7 +59,8 @@ def main() -> None:
     import tvm
     from tvm.s_tir import meta_schedule as ms
 
-    from tvm_gnn.cost_models.gnn import GNNModel, _predict_chunks
+    from tvm_gnn.cost_models.gnn import GNNModel
+    from tvm_gnn.cost_models.scoring import predict_chunks
     from tvm_gnn.featurize import graph
     from tvm_gnn.measure import workloads
     from tvm_gnn.measure.hardware import cpu_model
@@ -96,7 +97,7 @@ def main() -> None:
     secs, gnn_scores = timed(lambda: gnn.predict(ctx, cands), args.reps)
     rows["**GNNModel.predict** (featurize + forward)"] = secs
     # before 2026-11-25: chunks of 256, the forward on all of torch's threads
-    secs, _ = timed(lambda: _predict_chunks(gnn.model, cands, gnn.featurizer, 256), args.reps)
+    secs, _ = timed(lambda: predict_chunks(gnn.model, cands, gnn.featurizer, 256), args.reps)
     rows[f"GNN: predict as before (chunks of 256, torch threads {torch.get_num_threads()})"] = secs
     sub = cands[: args.tvm_lowering_subset]
     tvm_cfg = graph.FeaturizerConfig(lowering="tvm")
@@ -109,6 +110,10 @@ def main() -> None:
     rows["XGB: PerStoreFeature extraction"] = secs
     secs, xgb_scores = timed(lambda: xgb.predict(ctx, cands), 1)
     rows["**XGBModel.predict** (features + booster)"] = secs
+    # the opt-in blend with XGBModel (docs/results.md, direction 4b): both models score
+    both = GNNModel(checkpoint=args.checkpoint, seed=args.seed, ensemble=xgb)
+    secs, _ = timed(lambda: both.predict(ctx, cands), 1)
+    rows["GNNModel(ensemble=XGBModel).predict (opt-in blend)"] = secs
     assert np.isfinite(gnn_scores).all() and np.isfinite(xgb_scores).all()
 
     gnn_s = rows["**GNNModel.predict** (featurize + forward)"]

@@ -110,7 +110,7 @@ def test_fit_stops_on_a_non_finite_loss(conv_candidates):
 def test_predict_candidates_matches_graph_by_graph_prediction(conv_candidates, conv, compare):
     import numpy as np
 
-    from tvm_gnn.cost_models.gnn import predict_candidates
+    from tvm_gnn.cost_models.scoring import predict_candidates
     from tvm_gnn.nn.schema import FeaturizerConfig
 
     _, cands = conv_candidates

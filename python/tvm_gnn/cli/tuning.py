@@ -50,7 +50,7 @@ def cmd_demo(args) -> int:
                     seed=seed,
                     desc=f"{kind} seed {seed}",
                     progress=not args.quiet,
-                    checkpoint=args.checkpoint if kind == "gnn" else None,
+                    checkpoint=args.checkpoint if kind.startswith("gnn") else None,
                     population=args.population,
                 )
             best[kind, seed] = progress.best

@@ -15,7 +15,9 @@ def make_cost_model(
 
     ``gnn``: GNNModel (shipped weights unless ``checkpoint``); ``xgb``: TVM's XGBModel from
     scratch (TVM's default); ``xgb-pretrained``: XGBModel first trained on the records under
-    ``data`` that the GNN checkpoint was trained on; ``random``: TVM's RandomModel.
+    ``data`` that the GNN checkpoint was trained on; ``random``: TVM's RandomModel;
+    ``gnn+xgb``: GNNModel blended with an XGBModel that learns during the search
+    (:mod:`.ensemble`).
     """
     if not isinstance(kind, str):
         return kind
@@ -27,6 +29,10 @@ def make_cost_model(
         from .gnn import GNNModel
 
         return GNNModel(checkpoint=checkpoint, seed=seed)
+    if kind == "gnn+xgb":
+        from .gnn import GNNModel
+
+        return GNNModel(checkpoint=checkpoint, seed=seed, ensemble="xgb")
     if kind == "xgb":
         import os
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
 from pathlib import Path
 
 import numpy as np
@@ -31,13 +30,15 @@ from tvm.s_tir.meta_schedule.utils import shash2hex
 
 from ..costs import FAILED_COST, result_cost
 from ..errors import CheckpointError
-from ..featurize.graph import featurize_batch, featurize_candidates
+from ..featurize.graph import featurize_candidates
 from ..nn import checkpoint
 from ..nn.batch import pack_graphs, unpack_graphs
-from ..nn.model import GNN, default_gnn
+from ..nn.model import default_gnn
 from ..nn.schema import NUM_FEATURES, FeaturizerConfig
 from ..nn.training import TrainConfig, fit
 from ..resources import PRETRAINED
+from .ensemble import BlendScale, make_partner, partner_ready
+from .scoring import predict_candidates
 
 logger = logging.getLogger(__name__)
 
@@ -113,6 +114,10 @@ class GNNModel(PyCostModel):
         Candidates per chunk in ``predict``: one chunk is featurized while the GNN scores the
         previous one (128 is faster than 256 on 2 cores: docs/benchmarks.md, "Featurize + predict
         throughput").
+    ensemble : "xgb" or a cost model, optional
+        Blend the scores with this model's (:mod:`.ensemble`; ``"xgb"``: TVM's XGBModel from
+        scratch), which learns from the same ``update`` calls. Opt-in: it predicts at XGBModel's
+        speed. ``save(path)`` writes the partner to ``path + ".partner"``.
     """
 
     def __init__(
@@ -126,8 +131,11 @@ class GNNModel(PyCostModel):
         train_config: TrainConfig | None = None,
         seed: int = 0,
         predict_batch_size: int = 128,
+        ensemble=None,
     ):
         super().__init__()
+        self.partner = make_partner(ensemble, seed)
+        self._blend = BlendScale()
         self.num_warmup_samples = num_warmup_samples
         self.train_config = train_config or ONLINE_TRAIN
         self.seed = seed
@@ -176,6 +184,9 @@ class GNNModel(PyCostModel):
             self.data[key] = (graphs, costs)
         self.data_size = sum(len(g) for g, _ in self.data.values())
         self.last_train_size = int(extra.get("last_train_size", self.data_size))
+        if self.partner is not None and Path(path + ".partner").exists():
+            self.partner.load(path + ".partner")
+        self._blend.reset()
 
     def save(self, path: str) -> None:
         """Save weights, config, vocabulary and online data, atomically."""
@@ -189,6 +200,8 @@ class GNNModel(PyCostModel):
             "last_train_size": self.last_train_size,
         }
         checkpoint.save(path, self.model, self.featurizer, extra)
+        if self.partner is not None:
+            self.partner.save(path + ".partner")
         logger.info("saved GNNModel to %s", path)
 
     # -- MetaSchedule interface ----------------------------------------------------------------
@@ -197,6 +210,9 @@ class GNNModel(PyCostModel):
         assert len(candidates) == len(results)
         if not candidates:
             return
+        if self.partner is not None:
+            self.partner.update(context, candidates, results)
+            self._blend.reset()
         graphs, errors = featurize_candidates(candidates, self.featurizer)
         if errors:
             logger.warning(
@@ -269,62 +285,15 @@ class GNNModel(PyCostModel):
                 FAILED_SCORE,
                 errors[0],
             )
+        if self.partner is not None and partner_ready(self.partner):
+            other = self._partner_scores(context, candidates)
+            if other is not None:
+                scores = self._blend(shash2hex(context.mod), scores, other)
         return np.where(np.isnan(scores), FAILED_SCORE, scores)
 
-
-def predict_candidates(model: GNN, candidates, featurizer, chunk: int = 128):
-    """Scores of MetaSchedule candidates, featurizing one chunk while the GNN runs on the last.
-
-    torch releases the GIL inside its kernels, so on two or more cores the Python featurizer and
-    the forward pass overlap; the forward gets one core fewer than torch would take, the
-    featurizer's (torch's threads restored after). The head runs once on every chunk's readouts,
-    so a model that compares candidates (``compare``) sees the whole set. Returns ``(scores,
-    errors)``; failed candidates score NaN.
-    """
-    threads = torch.get_num_threads()
-    torch.set_num_threads(max(1, min(threads, (os.cpu_count() or 1) - 1)))
-    try:
-        return _predict_chunks(model, candidates, featurizer, chunk)
-    finally:
-        torch.set_num_threads(threads)
-
-
-@torch.inference_mode()
-def _predict_chunks(model: GNN, candidates, featurizer, chunk: int):
-    from concurrent.futures import ThreadPoolExecutor
-
-    model.eval()
-    scores = np.full(len(candidates), np.nan, dtype=np.float64)
-    errors: list[str] = []
-    readouts, scored = [], []
-
-    def forward(arrays, idx):
-        if arrays is None:
-            return
-        with torch.inference_mode():  # grad mode is per thread
-            readouts.append(
-                model.readout(
-                    arrays["x"],
-                    arrays["node_type"],
-                    arrays["edge_index"],
-                    arrays["batch"],
-                    arrays["num_graphs"],
-                    arrays["edge_type"],
-                )
-            )
-        scored.append(idx)
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = None
-        for start in range(0, len(candidates), chunk):
-            arrays, ok, errs = featurize_batch(candidates[start : start + chunk], featurizer)
-            errors += [f"{e} (chunk from {start})" for e in errs]
-            if pending is not None:
-                pending.result()
-            idx = np.asarray(ok, dtype=np.int64) + start
-            pending = pool.submit(forward, arrays, idx)
-        if pending is not None:
-            pending.result()
-    if readouts:
-        scores[np.concatenate(scored)] = model.score(torch.cat(readouts)).numpy()
-    return scores, errors
+    def _partner_scores(self, context, candidates) -> np.ndarray | None:
+        try:
+            return np.asarray(self.partner.predict(context, candidates), dtype=np.float64)
+        except Exception as err:  # noqa: BLE001 - a cost model never stops a tuning run
+            logger.warning("GNNModel.predict: the ensemble partner failed, GNN alone: %r", err)
+            return None

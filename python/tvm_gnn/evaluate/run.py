@@ -63,8 +63,8 @@ DESCRIPTIONS = {
     "xgb": "TVM XGBModel (per-store features), trained through update()",
     "mlp": "TVM MLPModel (per-store features, segment-sum MLP), offline train_full()",
     "random": "TVM RandomModel",
-    ENSEMBLE: "mean of the GNN's and XGBModel's ranks within each workload (a measurement, "
-    "not a shipped model)",
+    ENSEMBLE: "the GNN's and XGBModel's standardized scores averaged within each workload, "
+    "as GNNModel(ensemble=...) does (opt-in)",
 }
 
 

@@ -1,5 +1,5 @@
 # Licensed under the Apache License, Version 2.0.
-"""Several runs of one model in ``tvm-gnn eval``: their mean, and the rank-mean of two models.
+"""Several runs of one model in ``tvm-gnn eval``: their mean, and the blend of two models.
 
 A run is ``{"run": label, "scores": [per-group scores], "throughput": c/s, "train_seconds": s}``
 (:func:`~.run.evaluate` adds its metrics before averaging).
@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..cost_models.ensemble import blend
+
 
 def ensemble_runs(gnn: list[dict], xgb: list[dict]) -> list[dict]:
     """GNN run i with XGBModel run i (cycling through the shorter list): within each workload,
-    the mean of the two models' normalized ranks."""
+    the two models' scores blended as ``GNNModel(ensemble=...)`` blends them in one ``predict``
+    call (:func:`tvm_gnn.cost_models.ensemble.blend`)."""
     out = []
     for i, g in enumerate(gnn):
         x = xgb[i % len(xgb)]
-        scores = [(_ranks(a) + _ranks(b)) / (2 * len(a)) for a, b in zip(g["scores"], x["scores"])]
+        scores = [blend(a, b) for a, b in zip(g["scores"], x["scores"])]
         out.append(
             {
                 "run": f"{g['run']} + {x['run']}",
@@ -26,13 +29,6 @@ def ensemble_runs(gnn: list[dict], xgb: list[dict]) -> list[dict]:
             }
         )
     return out
-
-
-def _ranks(scores) -> np.ndarray:
-    """1-based ranks of ``scores`` (ties share their mean rank)."""
-    _, inverse, counts = np.unique(np.asarray(scores), return_inverse=True, return_counts=True)
-    starts = np.cumsum(counts) - counts
-    return (starts + (counts + 1) / 2.0)[inverse]
 
 
 def mean_of_runs(runs: list[dict]) -> dict:

@@ -88,7 +88,7 @@ def tune_tir(
         MetaSchedule's work directory (its JSON database and logs go there).
     max_trials : int
         Measured candidates in total.
-    cost_model : {"gnn", "xgb", "random"} or CostModel
+    cost_model : one of :data:`tvm_gnn.cost_models.COST_MODELS`, or a CostModel
         Which cost model guides the search.
     seed : int
         Seeds the search and the cost model.

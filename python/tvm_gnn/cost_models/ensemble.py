@@ -1,0 +1,88 @@
+# Licensed under the Apache License, Version 2.0.
+"""``GNNModel(ensemble="xgb")``: the GNN's scores blended with those of TVM's XGBModel.
+
+Each model's scores are put on one scale and averaged (:func:`blend`): per model, the median and
+the interquartile spread of a *reference* set of its scores map a score to
+``(score - median) / spread``; the two are averaged and passed through a sigmoid, so that the
+blend lies in (0, 1) as MetaSchedule wants it (its evolutionary search clips scores at 0 and
+samples parents in proportion to them).
+
+The reference (:class:`BlendScale`) is, per workload, the first set scored after the models last
+changed. Every later set of the same search round is then mapped by the same function, which
+matters: the evolutionary search keeps the best candidates of all its generations in one heap,
+so it compares scores from different ``predict`` calls. Ranks within each call would not compare.
+
+Until the partner has learned anything (XGBModel scores at random before it has a booster and
+``num_warmup_samples`` measurements), ``GNNModel`` returns the GNN's scores alone.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+#: Partner models ``GNNModel(ensemble=...)`` builds by name.
+ENSEMBLES = ("xgb",)
+
+
+def make_partner(ensemble, seed: int = 0):
+    """The partner cost model: ``None``, ``"xgb"`` (TVM's XGBModel from scratch, its defaults),
+    or a cost model given as is (for example :func:`~.baselines.pretrained_xgb`'s)."""
+    if ensemble is None or not isinstance(ensemble, str):
+        return ensemble
+    if ensemble == "xgb":
+        from tvm.s_tir.meta_schedule.cost_model.xgb_model import XGBConfig, XGBModel
+
+        return XGBModel(num_tuning_cores=os.cpu_count() or 1, config=XGBConfig(seed=seed))
+    raise ValueError(f"unknown ensemble {ensemble!r}; choose one of {ENSEMBLES} or pass a model")
+
+
+def partner_ready(partner) -> bool:
+    """Whether the partner's scores mean something yet (XGBModel's rule for scoring at random)."""
+    if not hasattr(partner, "booster"):
+        return True
+    return partner.booster is not None and partner.data_size >= partner.num_warmup_samples
+
+
+def scale_of(scores: np.ndarray) -> tuple[float, float]:
+    """Median and spread (interquartile range / 1.349, the standard deviation for normal
+    scores; the standard deviation if that is 0; else 1) of the finite scores."""
+    s = np.asarray(scores, dtype=np.float64)
+    s = s[np.isfinite(s)]
+    if not len(s):
+        return 0.0, 1.0
+    q25, med, q75 = np.percentile(s, [25, 50, 75])
+    spread = (q75 - q25) / 1.349
+    if not spread > 0:
+        spread = float(np.std(s))
+    return float(med), float(spread) if spread > 0 else 1.0
+
+
+def blend(a, b, scale_a=None, scale_b=None) -> np.ndarray:
+    """sigmoid of the mean of the two models' standardized scores (``scale_*`` from
+    :func:`scale_of`, default: of the scores themselves). Non-finite scores of ``a`` stay as
+    they are (a candidate the GNN could not featurize keeps its failure score)."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    ma, sa = scale_a or scale_of(a)
+    mb, sb = scale_b or scale_of(b)
+    z = 0.5 * ((a - ma) / sa + (np.nan_to_num(b, nan=mb) - mb) / sb)
+    out = 1.0 / (1.0 + np.exp(-np.clip(z, -50.0, 50.0)))
+    return np.where(np.isfinite(a), out, a)
+
+
+class BlendScale:
+    """Per workload, the two models' scales on the first set scored since the last update."""
+
+    def __init__(self):
+        self._scales: dict[str, tuple] = {}
+
+    def reset(self) -> None:
+        """The models changed: the next set of each workload becomes its reference."""
+        self._scales.clear()
+
+    def __call__(self, key: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if key not in self._scales:
+            self._scales[key] = (scale_of(a), scale_of(b))
+        return blend(a, b, *self._scales[key])

@@ -1,0 +1,99 @@
+"""GNNModel(ensemble=...): the blend's properties, its scale fixed per search round, XGBModel
+learning beside the GNN on real candidates, and a partner that fails."""
+
+import logging
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from tvm_gnn.cost_models.ensemble import BlendScale, blend, make_partner, partner_ready
+from tvm_gnn.cost_models.gnn import FAILED_SCORE, GNNModel
+from tvm_gnn.nn.training import TrainConfig
+
+from .test_gnn import _results
+
+FAST = TrainConfig(epochs=2, batch_size=32)
+scores = arrays(np.float64, st.integers(2, 40), elements=st.floats(-1e3, 1e3))
+
+
+@settings(max_examples=50, deadline=None)
+@given(scores, st.data())
+def test_blend_lies_in_0_1_and_never_falls_when_both_scores_rise(a, data):
+    b = data.draw(arrays(np.float64, len(a), elements=st.floats(-1e3, 1e3)))
+    out = blend(a, b)
+    assert ((0 <= out) & (out <= 1)).all()
+    # a pair ordered the same way by both models is ordered that way by the blend
+    both = (a[:, None] <= a[None, :]) & (b[:, None] <= b[None, :])
+    assert (out[:, None] <= out[None, :])[both].all()
+
+
+def test_blend_of_one_model_with_itself_keeps_its_order_and_failures():
+    a = np.array([0.3, -2.0, np.nan, 5.0, 1.0])
+    out = blend(a, a)
+    assert np.isnan(out[2])
+    ok = ~np.isnan(a)
+    assert (np.argsort(out[ok]) == np.argsort(a[ok])).all()
+
+
+def test_the_first_set_of_a_round_fixes_the_scale_for_later_sets():
+    """A subset scored later in the same round gets the values it had inside the first set, so
+    MetaSchedule's heap across generations compares like with like; an update starts over."""
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=64), rng.normal(size=64)
+    scale = BlendScale()
+    first = scale("w", a, b)
+    np.testing.assert_allclose(scale("w", a[:5], b[:5]), first[:5])
+    assert not np.allclose(blend(a[:5], b[:5]), first[:5])  # its own scale would differ
+    scale.reset()
+    np.testing.assert_allclose(scale("w", a[:5], b[:5]), blend(a[:5], b[:5]))
+
+
+def test_unknown_ensemble_is_refused():
+    with pytest.raises(ValueError, match="unknown ensemble 'lgbm'"):
+        make_partner("lgbm")
+
+
+def test_xgb_learns_beside_the_gnn_and_the_blend_survives_save_and_load(conv_candidates, tmp_path):
+    ctx, cands = conv_candidates
+    model = GNNModel(pretrained=False, num_warmup_samples=8, train_config=FAST, ensemble="xgb")
+    model.partner.num_warmup_samples = 8
+    assert not partner_ready(model.partner)
+    model.update(ctx, cands[:24], _results(24))
+    assert model.trained and partner_ready(model.partner) and model.partner.data_size == 24
+    mixed = model.predict(ctx, cands[24:])
+    alone = GNNModel(pretrained=False, num_warmup_samples=8, train_config=FAST)
+    alone.update(ctx, cands[:24], _results(24))
+    gnn = alone.predict(ctx, cands[24:])
+    assert ((0 < mixed) & (mixed < 1)).all() and not np.allclose(mixed, gnn)
+    path = str(tmp_path / "gnn.pt")
+    model.save(path)
+    loaded = GNNModel(checkpoint=path, ensemble="xgb")
+    assert loaded.partner.data_size == 24
+    loaded.partner.num_warmup_samples = 8
+    np.testing.assert_allclose(loaded.predict(ctx, cands[24:]), mixed)
+
+
+class _Broken:
+    booster = "trained"
+    data_size = num_warmup_samples = 0
+
+    def update(self, context, candidates, results):
+        pass
+
+    def predict(self, context, candidates):
+        raise RuntimeError("feature extraction failed")
+
+
+def test_a_failing_partner_leaves_the_gnn_scores_and_a_warning(conv_candidates, caplog):
+    ctx, cands = conv_candidates
+    model = GNNModel(pretrained=False, num_warmup_samples=8, train_config=FAST, ensemble=_Broken())
+    alone = GNNModel(pretrained=False, num_warmup_samples=8, train_config=FAST)
+    for m in (model, alone):
+        m.update(ctx, cands[:24], _results(24))
+    with caplog.at_level(logging.WARNING, logger="tvm_gnn"):
+        out = model.predict(ctx, cands[24:])
+    np.testing.assert_array_equal(out, alone.predict(ctx, cands[24:]))
+    assert (out > FAILED_SCORE).all() and "ensemble partner failed" in caplog.text
