@@ -150,6 +150,16 @@ def test_validation_sweep_writes_its_table_and_resumes(small_dataset, tmp_path):
     gain = results[1]["val_pairwise_acc"] - results[0]["val_pairwise_acc"]
     assert "pairwise gain over lambdarank-reuse" in text and f"| {gain:+.4f} (n/a) |" in text
     assert sweep.paired([0.01, 0.02, 0.03]) == "+0.0200 (3.5)"  # mean / (sd / sqrt(3))
+    # validation_ensemble recomputes the run's split (it checks the GNN scores what training
+    # recorded) and scores XGBModel and the blend on the same validation programs
+    blended = tmp_path / "ensemble.json"
+    ensemble = _script("validation_ensemble")
+    argv_e = ["--variant", "lambdarank", "--seeds", "0", "--runs", str(runs)]
+    argv_e += ["--data", str(small_dataset), "--cache-dir", str(tmp_path / "cache")]
+    assert ensemble.main([*argv_e, "--json", str(blended)]) == 0
+    (seed0,) = json.loads(blended.read_text())
+    assert seed0["gnn"]["pairwise"] == pytest.approx(results[1]["val_pairwise_acc"], abs=1e-6)
+    assert all(0 <= seed0[m]["pairwise"] <= 1 for m in ("xgb", "gnn+xgb"))
     stamp = (runs / "lambdarank-seed0.pt").stat().st_mtime_ns
     assert sweep.main(argv) == 0  # finished runs on the same data are not trained again
     assert (runs / "lambdarank-seed0.pt").stat().st_mtime_ns == stamp
