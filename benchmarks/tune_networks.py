@@ -677,6 +677,9 @@ def main() -> None:
     # the re-timing's cold half flushes a CPU cache: CPU targets only
     remeasured = remeasure_all(args, logs, budgets[-1]) if kind == "llvm" else {}
     name = "-".join(args.networks) + variant
+    archive = Path(args.shared_archive if args.weights_name else args.archive).resolve()
+    if archive.is_relative_to(ROOT):  # named, so that the command reads the same runs anywhere
+        archive = archive.relative_to(ROOT)
     command = (
         f".venv/bin/python benchmarks/tune_networks.py --networks {' '.join(args.networks)} "
         f"--models {' '.join(args.models)} --trials {args.trials} --trials-per-iter "
@@ -687,6 +690,7 @@ def main() -> None:
         + (f" --checkpoint {args.checkpoint}" if args.checkpoint else "")
         + (f" --weights-name {args.weights_name}" if args.weights_name else "")
         + (" --cache-flush" if args.cache_flush else "")
+        + f" --archive {archive}"
     )
     timed = (
         ("" if kind == "llvm" else f", target `{args.target}`")
