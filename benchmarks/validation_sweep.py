@@ -147,21 +147,31 @@ def train_command(args, variant: str, seed: int, runs: Path) -> list[str]:
     ]
 
 
+def finished(
+    args, variant: str, seed: int, runs: Path, fingerprint: str, earlier=()
+) -> dict | None:
+    """The result of (variant, seed) if a run on the same data, featurizer, options and device
+    finished (in ``runs``, else among ``earlier`` results, a sweep JSON's), else None."""
+    out = runs / f"{variant}-seed{seed}.json"
+    options = [*VARIANTS[variant], *args.train_args]
+    want = (variant, seed, fingerprint, featurizer_of(options).version(), options, args.device)
+    found = [json.loads(out.read_text())] if out.exists() else []
+    for old in [*found, *earlier]:
+        got = ("variant", "seed", "data", "featurizer", "options")
+        if (*(old.get(k) for k in got), old.get("device", "cpu")) == want:
+            return old
+    return None
+
+
 def run_one(
     args, variant: str, seed: int, runs: Path, fingerprint: str, threads: int, where: str
 ) -> dict:
     """Train one (variant, seed) unless its result is already there; return the result."""
+    old = finished(args, variant, seed, runs, fingerprint)
+    if old is not None:
+        return old
     out = runs / f"{variant}-seed{seed}.json"
     options = [*VARIANTS[variant], *args.train_args]
-    if out.exists():
-        old = json.loads(out.read_text())
-        if (
-            old.get("data"),
-            old.get("featurizer"),
-            old.get("options"),
-            old.get("device", "cpu"),
-        ) == (fingerprint, featurizer_of(options).version(), options, args.device):
-            return old
     cmd = train_command(args, variant, seed, runs)
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
@@ -245,6 +255,9 @@ def sweep(args) -> list[dict]:
     runs.mkdir(parents=True, exist_ok=True)
     fingerprint = data_fingerprint(Path(args.data))
     todo = [(v, s) for v in args.variants for s in args.seeds]
+    if args.report_only:  # the finished runs only: nothing trained, nothing featurized
+        found = [finished(args, v, s, runs, fingerprint, args.earlier) for v, s in todo]
+        return [r for r in found if r is not None]
     cores = os.cpu_count() or 1
     threads = max(1, cores // args.jobs)
     where = machine(args)
@@ -270,27 +283,34 @@ def table(results: list[dict], seeds: list[int]) -> str:
     head = ["variant", "options"]
     head += [f"pairwise seed {s}" for s in seeds] + ["**mean pairwise**"]
     head += [f"top-1 seed {s}" for s in seeds] + ["**mean top-1**", "median train (s)"]
-    base = [by[(variants[0], s)]["val_pairwise_acc"] for s in seeds]
     if len(variants) > 1:
         head.append(f"pairwise gain over {variants[0]}: mean (paired t)")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * 2 + "---:|" * (len(head) - 2)]
+
+    def cell(v, s, key):  # a run not finished (under --report-only) shows as a dash
+        return f"{by[(v, s)][key]:.4f}" if (v, s) in by else "-"
+
     for v in variants:
-        rows = [by[(v, s)] for s in seeds]
+        rows = [by[(v, s)] for s in seeds if (v, s) in by]
         acc = [r["val_pairwise_acc"] for r in rows]
         top1 = [r["val_top1"] for r in rows]
-        gain = np.subtract(acc, base)
+        both = [s for s in seeds if (v, s) in by and (variants[0], s) in by]
+        gain = [
+            by[(v, s)]["val_pairwise_acc"] - by[(variants[0], s)]["val_pairwise_acc"] for s in both
+        ]
         opts = " ".join(rows[0]["options"]) or "(defaults)"
         cells = [
             v,
             f"`{opts}`",
-            *(f"{a:.4f}" for a in acc),
+            *(cell(v, s, "val_pairwise_acc") for s in seeds),
             f"**{np.mean(acc):.4f}**",
-            *(f"{t:.4f}" for t in top1),
+            *(cell(v, s, "val_top1") for s in seeds),
             f"**{np.mean(top1):.4f}**",
             f"{np.median([r['train_seconds'] for r in rows]):.0f}",
         ]
         if len(variants) > 1:
-            cells.append("" if v == variants[0] else paired(gain))
+            seeds_note = "" if len(both) == len(seeds) else f", {len(both)} seed(s)"
+            cells.append("" if v == variants[0] else paired(gain) + seeds_note)
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -418,6 +438,12 @@ def main(argv=None) -> int:
         help=f"generated section of --doc that gets the table (default: {SECTION})",
     )
     parser.add_argument("--no-write", action="store_true", help="print the table only")
+    parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="train nothing: the table of the finished runs, from --runs or else from --json "
+        "(the committed numbers, so it works on a clean clone); unfinished cells show '-'",
+    )
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
@@ -425,7 +451,10 @@ def main(argv=None) -> int:
         parser.error(f"no dataset folder {args.data}")
 
     earlier = [] if args.no_write else earlier_runs(args.json)
+    args.earlier = earlier_runs(args.json) if args.report_only else []
     results = sweep(args)
+    if not results:
+        raise SystemExit(f"no finished runs of {args.variants} under {args.runs}")
     command = "python benchmarks/validation_sweep.py " + " ".join(
         a for a in (argv if argv is not None else sys.argv[1:])
     )

@@ -174,6 +174,14 @@ def test_validation_sweep_writes_its_table_and_resumes(small_dataset, tmp_path):
     )
     text = doc.read_text()
     assert "<!-- begin x " in text and "<!-- begin validation-sweep " in text
+    # --report-only trains nothing: an unfinished seed shows as a dash, and with no runs folder
+    # (a clean clone) the committed JSON's numbers make the same table
+    only = ["--report-only", "--seeds", "0", "1"]
+    argv_r = [*argv[:5], *only, "--runs", str(tmp_path / "none"), *argv[9:]]
+    assert sweep.main(argv_r) == 0
+    text = doc.read_text()
+    assert "| lambdarank | `--loss lambdarank --epochs 2` |" in text and "| - |" in text
+    assert not (tmp_path / "none" / "lambdarank-seed1.pt").exists()
     out.write_text("{}")
     with pytest.raises(SystemExit, match="not a sweep's JSON"):
         sweep.main(argv)
