@@ -157,8 +157,14 @@ def finished(
     want = (variant, seed, fingerprint, featurizer_of(options).version(), options, args.device)
     found = [json.loads(out.read_text())] if out.exists() else []
     for old in [*found, *earlier]:
-        got = ("variant", "seed", "data", "featurizer", "options")
-        if (*(old.get(k) for k in got), old.get("device", "cpu")) == want:
+        data = old.get("data")
+        # a run checked to have trained on the same records as this data gives: `data_checked`
+        # lists such fingerprints, `data_checked_by` says how it was checked
+        if fingerprint in old.get("data_checked", []):
+            data = fingerprint
+        keys = ("variant", "seed")
+        got = (*(old.get(k) for k in keys), data, old.get("featurizer"), old.get("options"))
+        if (*got, old.get("device", "cpu")) == want:
             return old
     return None
 
