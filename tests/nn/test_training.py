@@ -104,20 +104,3 @@ def test_fit_stops_on_a_non_finite_loss(conv_candidates):
     data[3].x[0, 0] = math.inf  # what the featurizer once emitted for a -inf constant
     with pytest.raises(ValueError, match="training loss is nan at epoch 1"):
         fit(default_gnn("learned"), data, data, TrainConfig(epochs=2, batch_size=64, seed=0))
-
-
-@pytest.mark.parametrize("conv,compare", [("graph", False), ("relational", False), ("graph", True)])
-def test_predict_candidates_matches_graph_by_graph_prediction(conv_candidates, conv, compare):
-    import numpy as np
-
-    from tvm_gnn.cost_models.scoring import predict_candidates
-    from tvm_gnn.nn.schema import FeaturizerConfig
-
-    _, cands = conv_candidates
-    torch.manual_seed(0)
-    model = default_gnn("fasttext", conv=conv, compare=compare).eval()
-    graphs = [graph.featurize(c.sch.mod) for c in cands[:20]]
-    for chunk in (7, 256):  # several chunks overlapping featurize and forward, and one
-        scores, errors = predict_candidates(model, cands[:20], FeaturizerConfig(), chunk=chunk)
-        assert errors == []
-        np.testing.assert_allclose(scores, predict(model, graphs), rtol=1e-5, atol=1e-6)
