@@ -162,9 +162,8 @@ def finished(
         # lists such fingerprints, `data_checked_by` says how it was checked
         if fingerprint in old.get("data_checked", []):
             data = fingerprint
-        keys = ("variant", "seed")
-        got = (*(old.get(k) for k in keys), data, old.get("featurizer"), old.get("options"))
-        if (*got, old.get("device", "cpu")) == want:
+        got = (old.get("variant"), old.get("seed"), data, old.get("featurizer"))
+        if (*got, old.get("options"), old.get("device", "cpu")) == want:
             return old
     return None
 

@@ -287,9 +287,9 @@ WEIGHTED_COST_MODELS = ("gnn", "xgb-pretrained", "gnn+xgb")
 def weights_provenance(cost_model, checkpoint=None) -> dict | None:
     """Which GNN weights a run started from: path, SHA-256 and the networks they were trained on.
 
-    X
-        a run's log must say which weights it used: the shipped weights change as the dataset grows.
-        None for cost models that use no weights.
+    ``gnn`` and ``gnn+xgb`` start from them and ``xgb-pretrained`` trains on their training
+    networks' records, so a run's log must say which weights it used: the shipped weights change
+    as the dataset grows. None for cost models that use no weights.
     """
     if cost_model not in WEIGHTED_COST_MODELS:
         return None
