@@ -52,20 +52,18 @@ def _xgb_scores(data: str, info: dict, val_samples, seed: int) -> np.ndarray:
     (one ``predict`` call per workload, as the search calls it)."""
     from tvm_gnn.cost_models.baselines import train_xgb
     from tvm_gnn.dataset.groups import load_groups
-    from tvm_gnn.dataset.layout import network_folders
-    from tvm_gnn.dataset.records import distinct_programs
+    from tvm_gnn.dataset.records import program_id
 
     val_shash = {s.shash for s in val_samples}
     snapshot = info["train_records"]
     groups = load_groups(data, info["hardware"], sorted(snapshot), snapshot=snapshot)
     xgb = train_xgb([g for g in groups if g.shash not in val_shash], seed=seed)
     contexts = {g.shash: g.context for g in groups if g.shash in val_shash}
-    cands = {}
-    for hw, net, folder in network_folders(data):
-        if hw == info["hardware"] and net in snapshot:
-            for s, _, cand in distinct_programs(folder, snapshot[net]):
-                if s.shash in val_shash:
-                    cands.setdefault((s.shash, s.program), cand)
+    cands = {}  # the validation programs, keyed as training's merged samples are
+    for g in groups:
+        if g.shash in val_shash:
+            for cand in g.candidates:
+                cands.setdefault((g.shash, program_id(cand)), cand)
     scores = np.zeros(len(val_samples))
     by_workload: dict[str, list[int]] = {}
     for i, s in enumerate(val_samples):

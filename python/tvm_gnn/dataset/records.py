@@ -80,6 +80,14 @@ def tuning_records(folder: Path, max_line: int | None = None):
             yield s, err
 
 
+def program_id(candidate) -> str:
+    """The scheduled program's identity within a workload (its structural hash, 16 hex digits):
+    :attr:`Sample.program`."""
+    import tvm_ffi
+
+    return f"{tvm_ffi.structural_hash(candidate.sch.mod):016x}"
+
+
 def distinct_programs(folder: Path, max_line: int | None = None):
     """``(sample, TuningRecord, MeasureCandidate)`` per distinct scheduled program of a folder
     (of its first ``max_line`` record lines, if given).
@@ -89,15 +97,13 @@ def distinct_programs(folder: Path, max_line: int | None = None):
     make up pairs that no model can order. The sample keeps the median latency and the count.
     Records TVM cannot rebuild are logged and skipped.
     """
-    import tvm_ffi
-
     merged: dict[tuple[str, str], tuple[Sample, object, object, list[float]]] = {}
     for s, record in tuning_records(folder, max_line):
         try:
             if isinstance(record, Exception):
                 raise record
             cand = record.as_measure_candidate()
-            program = f"{tvm_ffi.structural_hash(cand.sch.mod):016x}"
+            program = program_id(cand)
         except Exception as err:  # noqa: BLE001 - one bad record must not stop the dataset
             logger.warning("%s line %d skipped: %s", folder, s.line, err)
             continue
