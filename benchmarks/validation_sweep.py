@@ -90,6 +90,24 @@ VARIANTS = {
         "--hidden",
         "64",
     ],
+    # the same two ablations of relational message passing with candidates compared
+    "lambdarank-relational-compare-learned-emb": [
+        "--loss",
+        "lambdarank",
+        "--conv",
+        "relational",
+        "--compare",
+        "--embedding",
+        "learned",
+    ],
+    "lambdarank-relational-compare-no-topk": [
+        "--loss",
+        "lambdarank",
+        "--conv",
+        "relational",
+        "--compare",
+        "--no-topk",
+    ],
     # issue 28's direction 4a: XGBModel's per-store features as a second training target
     "lambdarank-relational-aux": [
         "--loss",

@@ -4,12 +4,14 @@ import logging
 
 import numpy as np
 import pytest
+import torch
 import tvm
 from tvm import te
 from tvm.s_tir import meta_schedule as ms
 
 from tvm_gnn.cost_models.gnn import FAILED_SCORE, GNNModel, _label_cost
 from tvm_gnn.costs import FAILED_COST
+from tvm_gnn.nn import checkpoint
 from tvm_gnn.nn.model import default_gnn
 from tvm_gnn.nn.schema import FeaturizerConfig
 from tvm_gnn.nn.training import TrainConfig
@@ -233,3 +235,19 @@ def test_malformed_online_data_is_a_checkpoint_error_naming_the_file(
     torch.save(payload, path)
     with pytest.raises(CheckpointError, match=str(path)):
         GNNModel(checkpoint=str(path))
+
+
+def test_a_compare_model_scores_a_round_against_its_first_set(conv_candidates, tmp_path):
+    # MetaSchedule's search scores one workload in several predict calls and keeps the best
+    # across them: a later call must score a candidate as the round's first call did
+    ctx, cands = conv_candidates
+    torch.manual_seed(0)
+    path = str(tmp_path / "compare.pt")
+    checkpoint.save(path, default_gnn("fasttext", compare=True).eval(), FeaturizerConfig())
+    model = GNNModel(checkpoint=path)
+    first = model.predict(ctx, cands[:32])
+    np.testing.assert_allclose(model.predict(ctx, cands[8:20]), first[8:20], rtol=1e-5, atol=1e-6)
+    own_set = GNNModel(checkpoint=path).predict(ctx, cands[8:20])
+    assert np.abs(own_set - first[8:20]).max() > 1e-4  # the reference set matters
+    model.update(ctx, cands[:2], _results(2))  # a new round (no retrain): a new reference
+    np.testing.assert_allclose(model.predict(ctx, cands[8:20]), own_set, rtol=1e-5, atol=1e-6)

@@ -136,6 +136,8 @@ class GNNModel(PyCostModel):
         super().__init__()
         self.partner = make_partner(ensemble, seed)
         self._blend = BlendScale()
+        # workload hash -> the mean readout a compare model scores that workload's sets against
+        self._reference: dict[str, torch.Tensor] = {}
         self.num_warmup_samples = num_warmup_samples
         self.train_config = train_config or ONLINE_TRAIN
         self.seed = seed
@@ -187,6 +189,7 @@ class GNNModel(PyCostModel):
         if self.partner is not None and Path(path + ".partner").exists():
             self.partner.load(path + ".partner")
         self._blend.reset()
+        self._reference.clear()
 
     def save(self, path: str) -> None:
         """Save weights, config, vocabulary and online data, atomically."""
@@ -210,6 +213,7 @@ class GNNModel(PyCostModel):
         assert len(candidates) == len(results)
         if not candidates:
             return
+        self._reference.clear()
         if self.partner is not None:
             self.partner.update(context, candidates, results)
             self._blend.reset()
@@ -275,8 +279,9 @@ class GNNModel(PyCostModel):
             return np.zeros(0, dtype="float64")
         if not self.trained:
             return self._rng.uniform(0.0, 1.0, size=n).astype("float64")
+        key = shash2hex(context.mod)
         scores, errors = predict_candidates(
-            self.model, candidates, self.featurizer, self.predict_batch_size
+            self.model, candidates, self.featurizer, self.predict_batch_size, self._set_mean(key)
         )
         if errors:
             logger.warning(
@@ -288,8 +293,16 @@ class GNNModel(PyCostModel):
         if self.partner is not None and partner_ready(self.partner):
             other = self._partner_scores(context, candidates)
             if other is not None:
-                scores = self._blend(shash2hex(context.mod), scores, other)
+                scores = self._blend(key, scores, other)
         return np.where(np.isnan(scores), FAILED_SCORE, scores)
+
+    def _set_mean(self, key: str):
+        """What a model that compares candidates compares a workload's set with: the first set
+        scored since the last ``update``, so that the several ``predict`` calls of one search
+        round (whose heap keeps the best across generations) give comparable scores."""
+        if not self.model.config.compare:
+            return None
+        return lambda readout: self._reference.setdefault(key, readout.mean(dim=0))
 
     def _partner_scores(self, context, candidates) -> np.ndarray | None:
         try:

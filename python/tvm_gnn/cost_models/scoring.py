@@ -12,25 +12,26 @@ from ..featurize.graph import featurize_batch
 from ..nn.model import GNN
 
 
-def predict_candidates(model: GNN, candidates, featurizer, chunk: int = 128):
+def predict_candidates(model: GNN, candidates, featurizer, chunk: int = 128, set_mean=None):
     """Scores of MetaSchedule candidates, featurizing one chunk while the GNN runs on the last.
 
     torch releases the GIL inside its kernels, so on two or more cores the Python featurizer and
     the forward pass overlap; the forward gets one core fewer than torch would take, the
     featurizer's (torch's threads restored after). The head runs once on every chunk's readouts,
-    so a model that compares candidates (``compare``) sees the whole set. Returns ``(scores,
+    so a model that compares candidates (``compare``) sees the whole set, or the set
+    ``set_mean(readouts)`` returns (:meth:`~tvm_gnn.nn.model.GNN.score`). Returns ``(scores,
     errors)``; failed candidates score NaN.
     """
     threads = torch.get_num_threads()
     torch.set_num_threads(max(1, min(threads, (os.cpu_count() or 1) - 1)))
     try:
-        return predict_chunks(model, candidates, featurizer, chunk)
+        return predict_chunks(model, candidates, featurizer, chunk, set_mean)
     finally:
         torch.set_num_threads(threads)
 
 
 @torch.inference_mode()
-def predict_chunks(model: GNN, candidates, featurizer, chunk: int):
+def predict_chunks(model: GNN, candidates, featurizer, chunk: int, set_mean=None):
     from concurrent.futures import ThreadPoolExecutor
 
     model.eval()
@@ -66,5 +67,7 @@ def predict_chunks(model: GNN, candidates, featurizer, chunk: int):
         if pending is not None:
             pending.result()
     if readouts:
-        scores[np.concatenate(scored)] = model.score(torch.cat(readouts)).numpy()
+        readout = torch.cat(readouts)
+        mean = set_mean(readout) if set_mean is not None else None
+        scores[np.concatenate(scored)] = model.score(readout, set_mean=mean).numpy()
     return scores, errors

@@ -184,12 +184,17 @@ class GNN(nn.Module):
             readout = readout + torch.cat([mean, mx], dim=-1)  # [B, 2H]
         return readout
 
-    def score(self, readout, group=None):
-        """The head on readouts ``[B, 2H]`` of graphs from the workloads ``group``."""
+    def score(self, readout, group=None, set_mean=None):
+        """The head on readouts ``[B, 2H]`` of graphs from the workloads ``group``.
+
+        ``set_mean`` (``[2H]``, one workload) replaces the readouts' own mean as the set they are
+        compared with (``compare``): a search scores one workload in several calls, and a fixed
+        reference keeps the calls' scores comparable."""
         if self.config.compare:
-            if group is None:
-                group = torch.zeros(len(readout), dtype=torch.long, device=readout.device)
-            set_mean = scatter(readout, group, dim=0, reduce="mean")[group]  # [B, 2H]
+            if set_mean is None:
+                if group is None:
+                    group = torch.zeros(len(readout), dtype=torch.long, device=readout.device)
+                set_mean = scatter(readout, group, dim=0, reduce="mean")[group]  # [B, 2H]
             readout = torch.cat([readout, readout - set_mean], dim=-1)  # [B, 4H]
         return self.head(readout).squeeze(-1)  # [B]
 
