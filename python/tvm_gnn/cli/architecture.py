@@ -57,7 +57,8 @@ def add_options(p) -> None:
         "--compare",
         action="store_true",
         help="the head also sees each candidate's readout minus the mean of its workload's "
-        "candidates scored with it (one predict call; one workload's graphs in a batch)",
+        "set (training: the workload's graphs in a batch; predict: the first set of the "
+        "workload scored since the last update)",
     )
 
 

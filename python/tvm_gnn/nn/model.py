@@ -5,8 +5,8 @@
 ``RGCNConv`` with summed messages: GraphConv per edge type), and ``residual`` adds each layer's
 input to its output so that deeper stacks train. ``compare`` lets the head see each candidate
 beside the other candidates of its workload: the graph's readout and its difference from the mean
-readout of its set (the candidates of one workload that are scored together: one ``predict``
-call, or one workload's graphs in a training batch), so what the candidates share cancels and
+readout of its set (one workload's graphs in a training batch; in ``GNNModel.predict``, the first
+set of the workload scored since the last ``update``), so what the candidates share cancels and
 what their schedules change stands out.
 
 Imports no ``tvm``: it works on ``torch_geometric`` batches, so it trains and tests offline.
