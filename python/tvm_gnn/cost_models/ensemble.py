@@ -7,8 +7,8 @@ the interquartile spread of a *reference* set of its scores map a score to
 blend lies in (0, 1) as MetaSchedule wants it (its evolutionary search clips scores at 0 and
 samples parents in proportion to them).
 
-The reference (:class:`BlendScale`) is, per workload, the first set scored after the models last
-changed. Every later set of the same search round is then mapped by the same function, which
+The reference (:class:`BlendScale`, a :class:`~.scoring.RoundReference`) is, per workload, the
+first set scored after the models last changed. Every later set of the same search round is then mapped by the same function, which
 matters: the evolutionary search keeps the best candidates of all its generations in one heap,
 so it compares scores from different ``predict`` calls. Ranks within each call would not compare.
 
@@ -21,6 +21,8 @@ from __future__ import annotations
 import os
 
 import numpy as np
+
+from .scoring import RoundReference
 
 #: Partner models ``GNNModel(ensemble=...)`` builds by name.
 ENSEMBLES = ("xgb",)
@@ -72,17 +74,8 @@ def blend(a, b, scale_a=None, scale_b=None) -> np.ndarray:
     return np.where(np.isfinite(a), out, a)
 
 
-class BlendScale:
+class BlendScale(RoundReference):
     """Per workload, the two models' scales on the first set scored since the last update."""
 
-    def __init__(self):
-        self._scales: dict[str, tuple] = {}
-
-    def reset(self) -> None:
-        """The models changed: the next set of each workload becomes its reference."""
-        self._scales.clear()
-
     def __call__(self, key: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        if key not in self._scales:
-            self._scales[key] = (scale_of(a), scale_of(b))
-        return blend(a, b, *self._scales[key])
+        return blend(a, b, *self.get(key, lambda: (scale_of(a), scale_of(b))))

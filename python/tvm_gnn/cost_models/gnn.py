@@ -38,7 +38,7 @@ from ..nn.schema import NUM_FEATURES, FeaturizerConfig
 from ..nn.training import TrainConfig, fit
 from ..resources import PRETRAINED
 from .ensemble import BlendScale, make_partner, partner_ready
-from .scoring import predict_candidates
+from .scoring import RoundReference, predict_candidates
 
 logger = logging.getLogger(__name__)
 
@@ -136,8 +136,7 @@ class GNNModel(PyCostModel):
         super().__init__()
         self.partner = make_partner(ensemble, seed)
         self._blend = BlendScale()
-        # workload hash -> the mean readout a compare model scores that workload's sets against
-        self._reference: dict[str, torch.Tensor] = {}
+        self._reference = RoundReference()  # the mean readout a compare model scores against
         self.num_warmup_samples = num_warmup_samples
         self.train_config = train_config or ONLINE_TRAIN
         self.seed = seed
@@ -189,7 +188,7 @@ class GNNModel(PyCostModel):
         if self.partner is not None and Path(path + ".partner").exists():
             self.partner.load(path + ".partner")
         self._blend.reset()
-        self._reference.clear()
+        self._reference.reset()
 
     def save(self, path: str) -> None:
         """Save weights, config, vocabulary and online data, atomically."""
@@ -213,7 +212,7 @@ class GNNModel(PyCostModel):
         assert len(candidates) == len(results)
         if not candidates:
             return
-        self._reference.clear()
+        self._reference.reset()
         if self.partner is not None:
             self.partner.update(context, candidates, results)
             self._blend.reset()
@@ -302,7 +301,7 @@ class GNNModel(PyCostModel):
         round (whose heap keeps the best across generations) give comparable scores."""
         if not self.model.config.compare:
             return None
-        return lambda readout: self._reference.setdefault(key, readout.mean(dim=0))
+        return lambda readout: self._reference.get(key, lambda: readout.mean(dim=0))
 
     def _partner_scores(self, context, candidates) -> np.ndarray | None:
         try:

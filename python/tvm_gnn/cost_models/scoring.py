@@ -71,3 +71,26 @@ def predict_chunks(model: GNN, candidates, featurizer, chunk: int, set_mean=None
         mean = set_mean(readout) if set_mean is not None else None
         scores[np.concatenate(scored)] = model.score(readout, set_mean=mean).numpy()
     return scores, errors
+
+
+class RoundReference:
+    """Per workload, a reference taken from the first set scored since the models last changed.
+
+    MetaSchedule's evolutionary search scores one workload in several ``predict`` calls and keeps
+    the best candidates of all of them in one heap; a score that depends on a set (a blend's
+    scales, a compared model's mean readout) must take that set from the round's first call for
+    the calls to compare.
+    """
+
+    def __init__(self):
+        self._values: dict[str, object] = {}
+
+    def reset(self) -> None:
+        """The models changed: the next set of each workload becomes its reference."""
+        self._values.clear()
+
+    def get(self, key: str, make):
+        """The reference of workload ``key``, from ``make()`` if this round has none yet."""
+        if key not in self._values:
+            self._values[key] = make()
+        return self._values[key]
