@@ -8,9 +8,10 @@ blend lies in (0, 1) as MetaSchedule wants it (its evolutionary search clips sco
 samples parents in proportion to them).
 
 The reference (:class:`BlendScale`, a :class:`~.scoring.RoundReference`) is, per workload, the
-first set scored after the models last changed. Every later set of the same search round is then mapped by the same function, which
-matters: the evolutionary search keeps the best candidates of all its generations in one heap,
-so it compares scores from different ``predict`` calls. Ranks within each call would not compare.
+first set scored after the models last changed. Every later set of the same search round is then
+mapped by the same function, which matters: the evolutionary search keeps the best candidates of
+all its generations in one heap, so it compares scores from different ``predict`` calls. Ranks
+within each call would not compare.
 
 Until the partner has learned anything (XGBModel scores at random before it has a booster and
 ``num_warmup_samples`` measurements), ``GNNModel`` returns the GNN's scores alone.
