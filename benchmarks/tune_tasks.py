@@ -71,7 +71,9 @@ def _shapes(mod) -> list[tuple]:
 
 def held_out_workloads(data: Path, hardware: str) -> list[dict]:
     """Every distinct workload of the held-out networks, heaviest first: its network, task name,
-    kind, parameter shapes, weight x best measured latency, and its IRModule (``mod``)."""
+    kind, parameter shapes, weight x best measured latency, whether collection exhausted its
+    design space (``exhausted``: fewer distinct programs exist than it asked for), and its
+    IRModule (``mod``)."""
     from tvm.s_tir import meta_schedule as ms
 
     from tvm_gnn import dataset
@@ -88,6 +90,7 @@ def held_out_workloads(data: Path, hardware: str) -> list[dict]:
             cost = sample.weight * sample.latency
             if sample.shash not in best or cost < best[sample.shash][0]:
                 best[sample.shash] = (cost, sample)
+        exhausted = dataset.read_exhausted(folder)
         plain = open_db_folder(folder)
         lines = (plain / dbfile.WORKLOAD_FILE).read_text().splitlines()
         for shash, line in zip(dbfile.read_workload_hashes(plain), lines):
@@ -103,13 +106,19 @@ def held_out_workloads(data: Path, hardware: str) -> list[dict]:
                 "kind": kind_of(sample.task, shapes),
                 "shapes": shapes,
                 "cost": cost,
+                "exhausted": shash in exhausted,
                 "mod": workload.mod,
             }
     return sorted(seen.values(), key=lambda w: -w["cost"])
 
 
 def select_tasks(workloads: list[dict], count: int = 12) -> list[dict]:
-    """The ``count`` heaviest workloads, after the heaviest of each kind in :data:`QUOTAS`."""
+    """The ``count`` heaviest workloads, after the heaviest of each kind in :data:`QUOTAS`.
+
+    Workloads whose design space collection exhausted are left out: an elementwise ReLU or clip
+    has a handful of schedules at most, so every model finds its best in the first round and the
+    task says nothing about ranking."""
+    workloads = [w for w in workloads if not w.get("exhausted")]
     chosen: list[dict] = []
     for kind, n in QUOTAS.items():
         chosen += [w for w in workloads if w["kind"] == kind][:n]

@@ -307,6 +307,27 @@ def test_tune_tasks_statistics_on_known_curves(tmp_path):
     assert "| gnn / xgb | **0.800** [0.800, 0.800]" in text and "> 128" in text
 
 
+def test_tune_tasks_selects_the_heaviest_with_quotas_and_no_exhausted_design_space():
+    bench = _script("tune_tasks")
+
+    def w(name, kind, cost, exhausted=False):
+        return {"network": "n", "task": name, "kind": kind, "cost": cost, "exhausted": exhausted}
+
+    workloads = [
+        w("conv_a", "conv2d 3x3", 9.0),
+        w("conv_b", "conv2d 1x1", 8.0),
+        w("relu", "pooling/elementwise", 7.0, exhausted=True),  # a few schedules: left out
+        w("conv_c", "conv2d 3x3", 6.0),
+        w("dw_a", "depthwise conv2d", 2.0),
+        w("pool", "pooling/elementwise", 1.5),
+        w("dw_b", "depthwise conv2d", 1.0),
+        w("dense", "dense", 0.5),
+    ]
+    chosen = bench.select_tasks(workloads, count=6)
+    assert [t["task"] for t in chosen] == ["conv_a", "conv_b", "dw_a", "pool", "dw_b", "dense"]
+    assert chosen[0]["id"] == "n-conv_a"
+
+
 def test_tune_tasks_keeps_a_finished_run_and_starts_a_cut_one_over(tmp_path):
     bench = _script("tune_tasks")
     runs = tmp_path / "runs"
