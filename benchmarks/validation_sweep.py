@@ -9,9 +9,9 @@ draws its own validation split (15% of the training workloads) as well as its ow
 initialization, so compare rows within a seed's column, and means across seeds.
 
 Every run writes ``RUNS/<variant>-seed<k>.json`` (and its checkpoint and loss curve beside it);
-a run whose JSON matches the dataset's contents, the featurizer version and the variant's
-options is not repeated, so the sweep resumes after a kill (a run killed halfway starts over).
-The table goes into
+a run whose JSON matches the dataset's contents (with ``--records-of``, those of the networks it
+reads), the featurizer version and the variant's options is not repeated, so the sweep resumes
+after a kill (a run killed halfway starts over). The table goes into
 ``docs/results.md`` (a generated section) and the runs' numbers into
 ``benchmarks/results/validation_sweep.json``, where they replace the same (variant, seed) and
 keep every other run's.
@@ -45,7 +45,12 @@ from tvm_gnn.nn.schema import FeaturizerConfig
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "validation-sweep"
 
-#: variant name -> `tvm-gnn train` options (on top of the defaults, which "default" keeps)
+#: the options every variant starts from: `tvm-gnn train`'s defaults when the sweep began
+#: (GraphConv, RankNet, no comparing). The defaults now follow the shipped weights, so the sweep
+#: passes these first, and each variant's options (the runs' key) keep their recorded meaning.
+BASE = ["--conv", "graph", "--loss", "ranknet", "--no-compare"]
+
+#: variant name -> `tvm-gnn train` options (on top of BASE, which "default" keeps)
 VARIANTS = {
     "default": [],
     "no-topk": ["--no-topk"],
@@ -127,17 +132,35 @@ VARIANTS = {
 
 def featurizer_of(options: list[str]) -> FeaturizerConfig:
     """The featurizer `tvm-gnn train` uses with these options (parsed as it parses them)."""
-    return train_featurizer(build_parser().parse_args(["train", *options]))
+    return train_featurizer(build_parser().parse_args(["train", *BASE, *options]))
 
 
-def data_fingerprint(data: Path) -> str:
-    """sha256 over every file of the dataset (paths and contents): a run is reused only on the
-    data it was trained on."""
+def data_fingerprint(data: Path, folders: list[str] | None = None) -> str:
+    """sha256 over the dataset's files (paths and contents): a run is reused only on the data it
+    was trained on. ``folders`` (``HARDWARE/NETWORK`` paths): only the files under them."""
     h = hashlib.sha256()
     for f in sorted(p for p in data.rglob("*") if p.is_file()):
-        h.update(str(f.relative_to(data)).encode() + b"\0")
+        rel = f.relative_to(data)
+        if folders is not None and "/".join(rel.parts[:2]) not in folders:
+            continue
+        h.update(str(rel).encode() + b"\0")
         h.update(hashlib.sha256(f.read_bytes()).digest())
     return h.hexdigest()
+
+
+def runs_fingerprint(args) -> str:
+    """What the runs' data is keyed by. With ``--records-of CHECKPOINT`` in the train options,
+    the folders of the networks that checkpoint was trained on (the runs read nothing else), so
+    that ``collect`` adding other networks leaves the finished runs valid; else all of it."""
+    from tvm_gnn.nn.checkpoint import read_info
+
+    records_of = build_parser().parse_args(["train", *args.train_args]).records_of
+    if not records_of:
+        return data_fingerprint(Path(args.data))
+    info = read_info(records_of)
+    return data_fingerprint(
+        Path(args.data), [f"{info['hardware']}/{net}" for net in info["train_records"]]
+    )
 
 
 def train_command(args, variant: str, seed: int, runs: Path) -> list[str]:
@@ -160,6 +183,7 @@ def train_command(args, variant: str, seed: int, runs: Path) -> list[str]:
         "--device",
         args.device,
         "-q",
+        *BASE,
         *VARIANTS[variant],
         *args.train_args,
     ]
@@ -276,7 +300,7 @@ def warm_cache(args) -> None:
 def sweep(args) -> list[dict]:
     runs = Path(args.runs)
     runs.mkdir(parents=True, exist_ok=True)
-    fingerprint = data_fingerprint(Path(args.data))
+    fingerprint = runs_fingerprint(args)
     todo = [(v, s) for v in args.variants for s in args.seeds]
     if args.report_only:  # the finished runs only: nothing trained, nothing featurized
         found = [finished(args, v, s, runs, fingerprint, args.earlier) for v, s in todo]
@@ -368,6 +392,7 @@ def render(results: list[dict], seeds: list[int], command: str, machine: str) ->
             table(results, seeds),
             "",
             f"Machine: {machine}. Command: `{command}` ({datetime.date.today().isoformat()}). "
+            f"Every run starts from `{' '.join(BASE)}` and adds its variant's options. "
             "Each cell is the validation metric at the epoch early stopping chose (on pairwise "
             "accuracy); top-1 is `tvm_gnn.nn.metrics.mean_top1`. Training seconds are timings "
             "and vary "

@@ -187,6 +187,31 @@ def test_validation_sweep_writes_its_table_and_resumes(small_dataset, tmp_path):
         sweep.main(argv)
 
 
+def test_validation_sweep_keys_records_of_runs_by_the_trained_networks_only(
+    small_dataset, trained, tmp_path
+):
+    """Collecting another network leaves `--records-of` runs valid; changing a network the
+    checkpoint trained on does not."""
+    import shutil
+
+    sweep = _script("validation_sweep")
+    data = tmp_path / "data"
+    shutil.copytree(small_dataset, data, ignore=shutil.ignore_patterns("cache"))
+    args = argparse.Namespace(data=str(data), train_args=["--records-of", str(trained["gnn"])])
+    whole, trained_on = sweep.data_fingerprint(data), sweep.runs_fingerprint(args)
+    assert trained_on != whole
+    extra = data / "cpu" / "new_network"  # what `collect` adds
+    extra.mkdir()
+    (extra / "database_tuning_record.json").write_text("{}\n")
+    (data / "cpu" / "resnet18" / "exhausted.json").write_text("[]\n")  # held out: not read
+    assert sweep.runs_fingerprint(args) == trained_on and sweep.data_fingerprint(data) != whole
+    (data / "cpu" / "resnet50" / "exhausted.json").write_text("[]\n")  # trained on: read
+    assert sweep.runs_fingerprint(args) != trained_on
+    assert sweep.runs_fingerprint(argparse.Namespace(data=str(data), train_args=[])) == (
+        sweep.data_fingerprint(data)
+    )
+
+
 def test_noise_ceiling_estimates_the_noise_and_what_a_perfect_model_scores(small_dataset, tmp_path):
     nc = _script("noise_ceiling")
     # two programs measured twice each, log latencies +-0.1 around their means: pooled sd is

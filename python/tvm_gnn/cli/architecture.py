@@ -4,6 +4,8 @@ sweep (``benchmarks/validation_sweep.py``) compares."""
 
 from __future__ import annotations
 
+import argparse
+
 from ..nn.schema import NUM_BASE_FEATURES, NUM_FEATURES
 from .common import fraction, positive_int
 
@@ -48,17 +50,19 @@ def add_options(p) -> None:
     p.add_argument(
         "--conv",
         choices=("graph", "relational"),
-        default="graph",
-        help="message passing: graph (GraphConv, every edge alike) or relational (a weight "
-        "per edge type: syntax tree down and up, def-use and use-def; default: graph)",
+        default="relational",
+        help="message passing: relational (a weight per edge type: syntax tree down and "
+        "up, def-use and use-def; default, as the shipped weights) or graph (GraphConv, "
+        "every edge alike)",
     )
     p.add_argument("--residual", action="store_true", help="add each layer's input to its output")
     p.add_argument(
         "--compare",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
+        default=True,
         help="the head also sees each candidate's readout minus the mean of its workload's "
         "set (training: the workload's graphs in a batch; predict: the first set of the "
-        "workload scored since the last update)",
+        "workload scored since the last update); on by default, as in the shipped weights",
     )
 
 

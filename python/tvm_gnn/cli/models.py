@@ -139,11 +139,11 @@ def _train_parser(sub) -> None:
     p.add_argument(
         "--loss",
         choices=("ranknet", "lambdarank"),
-        default="ranknet",
-        help="pairwise ranking term: ranknet weighs every pair of a workload alike, "
-        "lambdarank weighs each by the NDCG change of swapping it, so the fast end "
-        "of the ranking counts most (default: ranknet; the shipped weights use "
-        "lambdarank, chosen on the validation split: docs/results.md)",
+        default="lambdarank",
+        help="pairwise ranking term: lambdarank weighs each pair of a workload by the NDCG "
+        "change of swapping it, so the fast end of the ranking counts most; ranknet "
+        "weighs every pair alike (default: lambdarank, as the shipped weights, chosen "
+        "on the validation split: docs/results.md)",
     )
     p.add_argument(
         "--label-noise",
