@@ -148,16 +148,22 @@ def data_fingerprint(data: Path, folders: list[str] | None = None) -> str:
     return h.hexdigest()
 
 
+def records_of_info(args) -> dict | None:
+    """The training record of the ``--records-of`` checkpoint in the train options (None
+    without one): the records every run trains on."""
+    from tvm_gnn.nn.checkpoint import read_info
+
+    records_of = build_parser().parse_args(["train", *args.train_args]).records_of
+    return read_info(records_of) if records_of else None
+
+
 def runs_fingerprint(args) -> str:
     """What the runs' data is keyed by. With ``--records-of CHECKPOINT`` in the train options,
     the folders of the networks that checkpoint was trained on (the runs read nothing else), so
     that ``collect`` adding other networks leaves the finished runs valid; else all of it."""
-    from tvm_gnn.nn.checkpoint import read_info
-
-    records_of = build_parser().parse_args(["train", *args.train_args]).records_of
-    if not records_of:
+    info = records_of_info(args)
+    if info is None:
         return data_fingerprint(Path(args.data))
-    info = read_info(records_of)
     return data_fingerprint(
         Path(args.data), [f"{info['hardware']}/{net}" for net in info["train_records"]]
     )
@@ -275,12 +281,11 @@ def warm_cache(args) -> None:
     reads them), so that parallel runs do not each featurize the same programs."""
     from tvm_gnn import dataset as data
     from tvm_gnn.measure.networks import HELD_OUT
-    from tvm_gnn.nn.checkpoint import read_info
 
     hardware = data.resolve_hardware(args.data)
     nets = data.training_networks(args.data, hardware, set(HELD_OUT))
-    records_of = build_parser().parse_args(["train", *args.train_args]).records_of
-    snapshot = read_info(records_of)["train_records"] if records_of else None
+    info = records_of_info(args)
+    snapshot = info["train_records"] if info else None
     if snapshot:
         nets = sorted(snapshot)
     for config in {featurizer_of([*VARIANTS[v], *args.train_args]) for v in args.variants}:
