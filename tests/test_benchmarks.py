@@ -330,6 +330,17 @@ def test_tune_tasks_statistics_on_known_curves(tmp_path):
     assert res["curves"]["gnn"]["mid"][-1] == pytest.approx(0.8)
     text = bench.render(res, "cmd", None)
     assert "| gnn / xgb | **0.800** [0.800, 0.800]" in text and "> 128" in text
+    # the targets: ratio met, 97 trials of 128 is more than a third: missed, share 10%: met
+    whole = bench.render_targets(res, count=3, seeds=2)
+    assert "3 of 3 tasks, seeds per task 2 of 2" in whole
+    assert [line.rsplit("|", 2)[1].strip() for line in whole.splitlines()[4:7]] == [
+        "met",
+        "missed",
+        "met",
+    ]
+    assert "on 3, 3, 3 of the 3 tasks" in whole and "XGBModel is ahead" not in whole
+    part = bench.render_targets(res, count=12, seeds=3)  # a part of the benchmark
+    assert "3 of 12 tasks" in part and "| met so far |" in part and "| missed so far |" in part
 
 
 def test_tune_tasks_selects_the_heaviest_with_quotas_and_no_exhausted_design_space():
