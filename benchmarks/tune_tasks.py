@@ -474,14 +474,21 @@ def plot(res: dict, path: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FixedLocator, FormatStrFormatter, NullLocator
 
+    names = {"gnn": "GNNModel", "xgb": "XGBModel", "random": "RandomModel"}
     fig, ax = plt.subplots(figsize=(7, 4))
     for m, c in res["curves"].items():
         x = np.arange(1, len(c["mid"]) + 1)
-        ax.plot(x, c["mid"], label=m)
+        ax.plot(x, c["mid"], label=names.get(m, m))
         ax.fill_between(x, c["low"], c["high"], alpha=0.2)
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+    for b in res["budgets"][:-1]:
+        ax.axvline(b, color="grey", lw=0.6, ls=":")
     ax.set_yscale("log")
+    ax.yaxis.set_major_locator(FixedLocator([0.8, 0.9, 1.0, 1.25, 1.5, 2, 3, 4, 6, 8]))
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
     ax.set_xlabel("trials")
     ax.set_ylabel("best latency / XGBModel's final best")
     ax.set_title(f"{len(res['tasks'])} held-out tasks, geometric mean (95% band over tasks)")
