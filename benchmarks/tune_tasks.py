@@ -50,7 +50,7 @@ from tvm_gnn import atomic, report
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "tune-tasks"
-#: the status section's table of issue 29's targets, generated from the same runs
+#: the status section's table of the benchmark's targets, generated from the same runs
 TARGETS_SECTION = "tune-tasks-targets"
 MODELS = ("gnn", "xgb", "random")
 #: the seeds that make the whole benchmark
@@ -486,7 +486,9 @@ def plot(res: dict, path: Path) -> None:
     for b in res["budgets"][:-1]:
         ax.axvline(b, color="grey", lw=0.6, ls=":")
     ax.set_yscale("log")
-    ax.yaxis.set_major_locator(FixedLocator([0.8, 0.9, 1.0, 1.25, 1.5, 2, 3, 4, 6, 8]))
+    ax.yaxis.set_major_locator(
+        FixedLocator([0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5, 2, 3, 4, 6, 8])
+    )
     ax.yaxis.set_minor_locator(NullLocator())
     ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
     ax.set_xlabel("trials")
