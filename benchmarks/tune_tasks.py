@@ -348,6 +348,11 @@ def _curves(by, models, tasks, seeds, trials) -> dict:
 
 
 # -- report -------------------------------------------------------------------------------------
+def _median_trials(t: dict, final: int) -> str:
+    """A ``trials_to_xgb_final`` entry's median, "> final" when most runs never got there."""
+    return f"{t['median']:.0f}" if np.isfinite(t["median"]) else f"> {final}"
+
+
 def render(res: dict, command: str, plot_name: str | None) -> str:
     if not res["tasks"]:
         return "No task has finished runs of every model yet.\n"
@@ -385,9 +390,8 @@ def render(res: dict, command: str, plot_name: str | None) -> str:
     ]
     for m in models:
         t = res["trials_to_xgb_final"][m]
-        med = f"{t['median']:.0f}" if np.isfinite(t["median"]) else f"> {final}"
         lines.append(
-            f"| {m} | {med} | {t['reached']} / {t['runs']} runs | "
+            f"| {m} | {_median_trials(t, final)} | {t['reached']} / {t['runs']} runs | "
             f"{res['cost_model_share'][m]:.1%} |"
         )
     lines += [
@@ -423,9 +427,6 @@ def render_targets(res: dict, count: int, seeds: int) -> str:
     def verdict(ok: bool) -> str:
         return ("met" if ok else "missed") + so_far
 
-    def trials(t: dict) -> str:
-        return f"{t['median']:.0f}" if np.isfinite(t["median"]) else f"> {final}"
-
     n_seeds = sorted({len(s) for s in res["seeds"].values()})
     lines = [
         f"{len(tasks)} of {count} tasks, seeds per task {'/'.join(map(str, n_seeds))} of {seeds}; "
@@ -438,8 +439,9 @@ def render_targets(res: dict, count: int, seeds: int) -> str:
         f"end < 1.0 | **{r['ratio']:.3f}**, 95% interval [{r['low']:.3f}, {r['high']:.3f}] "
         f"({others}) | {verdict(r['ratio'] <= 0.90 and r['high'] < 1.0)} |",
         f"| GNNModel reaches XGBModel's {final}-trial best in <= 1/3 of the trials (median) | "
-        f"**{trials(need)}** of {final} trials ({need['reached']} of {need['runs']} runs reach "
-        f"it; XGBModel itself: {trials(xgb_need)}) | {verdict(need['median'] <= final / 3)} |",
+        f"**{_median_trials(need, final)}** of {final} trials ({need['reached']} of "
+        f"{need['runs']} runs reach it; XGBModel itself: {_median_trials(xgb_need, final)}) | "
+        f"{verdict(need['median'] <= final / 3)} |",
         f"| cost model <= 10% of tuning wall-clock | GNN **{share['gnn']:.1%}** (XGBModel "
         f"{share['xgb']:.1%}) | {verdict(share['gnn'] <= 0.10)} |",
         "",
