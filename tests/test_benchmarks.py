@@ -327,6 +327,10 @@ def test_tune_tasks_statistics_on_known_curves(tmp_path):
     assert res["trials_to_xgb_final"]["xgb"]["median"] == 128
     assert res["trials_to_xgb_final"]["random"]["reached"] == 0
     assert res["cost_model_share"]["gnn"] == pytest.approx(0.1)
+    # best at 32 trials over best at 128: 2 - 31/127 for both linear curves, 1 for the flat one
+    assert res["gain_after_first"]["gnn"] == pytest.approx(2 - 31 / 127)
+    assert res["gain_after_first"]["xgb"] == pytest.approx(2 - 31 / 127)
+    assert res["gain_after_first"]["random"] == pytest.approx(1.0)
     assert res["curves"]["gnn"]["mid"][-1] == pytest.approx(0.8)
     text = bench.render(res, "cmd", None)
     assert "| gnn / xgb | **0.800** [0.800, 0.800]" in text and "> 128" in text
