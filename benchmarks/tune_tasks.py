@@ -33,6 +33,14 @@ task has all of :data:`SEEDS`.
     .venv/bin/python benchmarks/tune_tasks.py --list
     .venv/bin/python benchmarks/tune_tasks.py --tasks 0 1 --seeds 0 1 2
     .venv/bin/python benchmarks/tune_tasks.py --report-only
+
+A cost model or its settings are chosen elsewhere: ``--set dev`` tunes the tasks of the networks
+that were collected but neither trained on by the weights nor held out (ViT-B/16, ConvNeXt-T,
+MobileNetV3 on the AMD EPYC), into their own archive (``tasks-dev``), section
+(``tune-tasks-dev``) and plot; ``--models ... gnn+xgb`` adds the opt-in blend of the GNN with an
+XGBModel that learns during the search::
+
+    .venv/bin/python benchmarks/tune_tasks.py --set dev --models gnn xgb gnn+xgb --seeds 0 1 2
 """
 
 from __future__ import annotations
@@ -52,12 +60,23 @@ ROOT = Path(__file__).resolve().parent.parent
 SECTION = "tune-tasks"
 #: the status section's table of the benchmark's targets, generated from the same runs
 TARGETS_SECTION = "tune-tasks-targets"
-MODELS = ("gnn", "xgb", "random")
+MODELS = ("gnn", "xgb", "random", "gnn+xgb")
+#: the models tuned and reported unless ``--models`` says otherwise (``gnn+xgb``, the GNN blended
+#: with an XGBModel that learns during the search, is opt-in)
+DEFAULT_MODELS = ("gnn", "xgb", "random")
+#: models that start from GNN weights: their runs record the weights' digest
+GNN_MODELS = ("gnn", "gnn+xgb")
 #: the seeds that make the whole benchmark
 SEEDS = (0, 1, 2)
 #: kinds every selection holds at least this many of (when the held-out networks have them)
 QUOTAS = {"depthwise conv2d": 2, "dense": 1, "pooling/elementwise": 1}
+#: the development networks' quotas (a kind matches by its first word, so "conv2d" is any
+#: conv2d but the depthwise ones): their heaviest tasks are all dense (ViT, ConvNeXt), so
+#: convolutions are asked for, as the held-out selection is mostly convolutions
+DEV_QUOTAS = {"conv2d": 4, "depthwise conv2d": 3, "pooling/elementwise": 1}
 BOOTSTRAP = 2000
+#: task sets (``--set``)
+SETS = ("held-out", "dev")
 
 
 # -- tasks --------------------------------------------------------------------------------------
@@ -78,8 +97,9 @@ def _shapes(mod) -> list[tuple]:
     return [tuple(int(d) for d in p.shape) for p in func.params]
 
 
-def held_out_workloads(data: Path, hardware: str) -> list[dict]:
-    """Every distinct workload of the held-out networks, heaviest first: its network, task name,
+def held_out_workloads(data: Path, hardware: str, networks=None) -> list[dict]:
+    """Every distinct workload of ``networks`` (default: the held-out ones), heaviest first: its
+    network, task name,
     kind, parameter shapes, weight x best measured latency, whether collection exhausted its
     design space (``exhausted``: fewer distinct programs exist than it asked for), and its
     IRModule (``mod``)."""
@@ -91,7 +111,7 @@ def held_out_workloads(data: Path, hardware: str) -> list[dict]:
     from tvm_gnn.measure.networks import HELD_OUT
 
     seen: dict[str, dict] = {}
-    for net in HELD_OUT:
+    for net in networks or HELD_OUT:
         folder = data / hardware / net
         got, _ = dataset.samples(folder)
         best: dict[str, tuple[float, object]] = {}
@@ -121,16 +141,30 @@ def held_out_workloads(data: Path, hardware: str) -> list[dict]:
     return sorted(seen.values(), key=lambda w: -w["cost"])
 
 
-def select_tasks(workloads: list[dict], count: int = 12) -> list[dict]:
-    """The ``count`` heaviest workloads, after the heaviest of each kind in :data:`QUOTAS`.
+def dev_networks(data: Path, hardware: str, trained_on) -> list[str]:
+    """The development networks: collected on ``hardware``, neither among the weights'
+    training networks (``trained_on``) nor held out. Variants are compared on their tasks."""
+    from tvm_gnn.dataset.layout import network_folders
+    from tvm_gnn.measure.networks import HELD_OUT
+
+    nets = {net for hw, net, _ in network_folders(data) if hw == hardware}
+    dev = sorted(nets - set(trained_on) - set(HELD_OUT))
+    if not dev:
+        raise SystemExit(f"no development network under {data}/{hardware}: every one is trained on")
+    return dev
+
+
+def select_tasks(workloads: list[dict], count: int = 12, quotas=None) -> list[dict]:
+    """The ``count`` heaviest workloads, after the heaviest of each kind in ``quotas``
+    (default :data:`QUOTAS`; a kind there matches every kind that starts with it).
 
     Workloads whose design space collection exhausted are left out: an elementwise ReLU or clip
     has a handful of schedules at most, so every model finds its best in the first round and the
     task says nothing about ranking."""
     workloads = [w for w in workloads if not w.get("exhausted")]
     chosen: list[dict] = []
-    for kind, n in QUOTAS.items():
-        chosen += [w for w in workloads if w["kind"] == kind][:n]
+    for kind, n in (QUOTAS if quotas is None else quotas).items():
+        chosen += [w for w in workloads if w["kind"].split()[0] == kind.split()[0]][:n]
     for w in workloads:
         if len(chosen) >= count:
             break
@@ -162,7 +196,9 @@ def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -
     done = out / "run.json"
     if done.exists():
         old = json.loads(done.read_text())
-        if old["trials"] >= args.trials and (model != "gnn" or old.get("weights") == digest):
+        if old["trials"] >= args.trials and (
+            model not in GNN_MODELS or old.get("weights") == digest
+        ):
             return old
     work = out.with_name(out.name + ".work")
     shutil.rmtree(work, ignore_errors=True)
@@ -177,7 +213,7 @@ def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -
             num_trials_per_iter=16,
             seed=seed,
             desc=f"{task['id']} {model} seed {seed}",
-            checkpoint=args.checkpoint if model == "gnn" else None,
+            checkpoint=args.checkpoint if model in GNN_MODELS else None,
         )
     wall = time.perf_counter() - start
     profile = {k: float(v) for k, v in profiler.get().items()}
@@ -192,7 +228,7 @@ def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -
         "wall_seconds": wall,
         "cost_model_seconds": cost_model_seconds(profile),
         "tuning_seconds": profile.get("Total", wall),  # MetaSchedule's own, imports excluded
-        "weights": digest if model == "gnn" else None,
+        "weights": digest if model in GNN_MODELS else None,
         "machine": f"{cpu_model()}, {args.num_cores} cores",
         "day": time.strftime("%Y-%m-%d"),
     }
@@ -209,7 +245,7 @@ def read_runs(runs: Path, digest: str | None) -> list[dict]:
     out = []
     for path in sorted(runs.glob("*/*/seed*/run.json")):
         r = json.loads(path.read_text())
-        if r["model"] == "gnn" and digest and r.get("weights") != digest:
+        if r["model"] in GNN_MODELS and digest and r.get("weights") != digest:
             continue
         out.append(r)
     return out
@@ -251,13 +287,13 @@ def interval(a: dict, b: dict, tasks: list[str], seed: int = 0) -> tuple[float, 
     return geomean_ratio(a, b, tasks), float(low), float(high)
 
 
-def summarize(runs: list[dict], trials: int) -> dict:
-    """The benchmark's numbers from its runs of ``trials`` trials (tasks where every model has
-    runs of the same seeds only), read at 32, 64 and ``trials`` trials."""
+def summarize(runs: list[dict], trials: int, models=DEFAULT_MODELS) -> dict:
+    """The benchmark's numbers from the runs of ``models`` of ``trials`` trials (tasks where
+    every one of them has runs of the same seeds only), read at 32, 64 and ``trials`` trials."""
     budgets = [b for b in (32, 64) if b < trials] + [trials]
     by: dict[tuple[str, str], dict[int, dict]] = {}
     for r in runs:
-        if r["trials"] >= trials:
+        if r["trials"] >= trials and r["model"] in models:
             by.setdefault((r["task"], r["model"]), {})[r["seed"]] = r
     models = [m for m in MODELS if any(k[1] == m for k in by)]
     tasks = sorted({t for t, _ in by if all((t, m) in by for m in models)})
@@ -490,7 +526,12 @@ def plot(res: dict, path: Path) -> None:
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FixedLocator, FormatStrFormatter, NullLocator
 
-    names = {"gnn": "GNNModel", "xgb": "XGBModel", "random": "RandomModel"}
+    names = {
+        "gnn": "GNNModel",
+        "xgb": "XGBModel",
+        "random": "RandomModel",
+        "gnn+xgb": "GNNModel + XGBModel",
+    }
     fig, ax = plt.subplots(figsize=(7, 4))
     for m, c in res["curves"].items():
         x = np.arange(1, len(c["mid"]) + 1)
@@ -524,14 +565,28 @@ def parse(argv=None) -> argparse.Namespace:
     p.add_argument("--tasks", nargs="+", default=None, help="indices or names (default: all)")
     p.add_argument("--count", type=int, default=12, help="tasks selected (default: 12)")
     p.add_argument("--seeds", nargs="+", type=int, default=list(SEEDS))
-    p.add_argument("--models", nargs="+", choices=MODELS, default=list(MODELS))
+    p.add_argument(
+        "--set",
+        choices=SETS,
+        default="held-out",
+        help="held-out: the held-out networks' tasks (the benchmark, default); dev: the tasks of "
+        "networks collected but neither trained on by the weights nor held out, where variants "
+        "are compared before they meet the held-out networks (own archive, section and plot)",
+    )
+    p.add_argument(
+        "--models",
+        nargs="+",
+        choices=MODELS,
+        default=list(DEFAULT_MODELS),
+        help=f"tuned and reported (default: {' '.join(DEFAULT_MODELS)})",
+    )
     p.add_argument("--trials", type=int, default=128, help="trials per run (default: 128)")
     p.add_argument("--num-cores", type=int, default=None, help="target cores (default: all)")
     p.add_argument("--checkpoint", default=None, help="GNN weights (default: the shipped ones)")
     p.add_argument("--list", action="store_true", help="print the selected tasks and exit")
     p.add_argument("--report-only", action="store_true", help="rebuild the report, tune nothing")
     p.add_argument("--doc", type=Path, default=ROOT / "docs" / "tuning.md")
-    p.add_argument("--json", type=Path, default=ROOT / "benchmarks/results/tune_tasks.json")
+    p.add_argument("--json", type=Path, default=None, help="numbers (default: per --set)")
     return p.parse_args(argv)
 
 
@@ -546,11 +601,19 @@ def main(argv=None) -> int:
     args = parse(argv)
     args.num_cores = args.num_cores or os.cpu_count() or 1
     here = hardware_name(target_from("llvm", args.num_cores))
-    runs = args.runs or ROOT / "benchmarks" / "tuning-runs" / here / "tasks"
-    digest = weights_provenance("gnn", args.checkpoint)["sha256"]
+    suffix = "" if args.set == "held-out" else f"-{args.set}"
+    runs = args.runs or ROOT / "benchmarks" / "tuning-runs" / here / f"tasks{suffix}"
+    json_path = args.json or ROOT / f"benchmarks/results/tune_tasks{suffix.replace('-', '_')}.json"
+    provenance = weights_provenance("gnn", args.checkpoint)
+    digest = provenance["sha256"]
     if not args.report_only:
         hardware = dataset.resolve_hardware(args.data, args.hardware)
-        tasks = select_tasks(held_out_workloads(args.data, hardware), args.count)
+        networks, quotas = None, None
+        if args.set == "dev":
+            networks = dev_networks(args.data, hardware, provenance["train_networks"])
+            quotas = DEV_QUOTAS
+        workloads = held_out_workloads(args.data, hardware, networks)
+        tasks = select_tasks(workloads, args.count, quotas)
         if args.tasks:
             names = {str(i): t for i, t in enumerate(tasks)} | {t["id"]: t for t in tasks}
             unknown = [x for x in args.tasks if x not in names]
@@ -565,18 +628,23 @@ def main(argv=None) -> int:
             for seed in args.seeds:
                 for model in args.models:
                     tune_one(args, task, model, seed, runs, digest)
-    res = summarize(read_runs(runs, digest), args.trials)
-    plot_path = args.doc.parent / "tuning-tasks.png"
+    res = summarize(read_runs(runs, digest), args.trials, args.models)
+    plot_path = args.doc.parent / f"tuning-tasks{suffix}.png"
     if res["curves"]:
         plot(res, plot_path)
     command = "python benchmarks/tune_tasks.py --report-only"
+    if suffix:
+        command += f" --set {args.set}"
+    if tuple(args.models) != DEFAULT_MODELS:
+        command += " --models " + " ".join(args.models)
     text = render(res, command, plot_path.name if res["curves"] else None)
     print(text)
-    report.write_section(args.doc, SECTION, text)
-    targets = render_targets(res, args.count, len(SEEDS))
-    print(targets)
-    report.write_section(args.doc, TARGETS_SECTION, targets)
-    atomic.write_json(args.json, {k: v for k, v in res.items() if k != "curves"})
+    report.write_section(args.doc, SECTION + suffix, text)
+    if not suffix:  # the targets are the held-out networks'
+        targets = render_targets(res, args.count, len(SEEDS))
+        print(targets)
+        report.write_section(args.doc, TARGETS_SECTION, targets)
+    atomic.write_json(json_path, {k: v for k, v in res.items() if k != "curves"})
     return 0
 
 

@@ -295,7 +295,7 @@ def _task_run(runs: Path, task: str, model: str, seed: int, curve, weights="w1")
         "wall_seconds": 10.0,
         "tuning_seconds": 8.0,
         "cost_model_seconds": 0.8 if model == "gnn" else 0.4,
-        "weights": weights if model == "gnn" else None,
+        "weights": weights if model in ("gnn", "gnn+xgb") else None,
         "machine": "test CPU, 2 cores",
         "day": "2026-11-25",
     }
@@ -347,6 +347,38 @@ def test_tune_tasks_statistics_on_known_curves(tmp_path):
     assert "3 of 12 tasks" in part and "| met so far |" in part and "| missed so far |" in part
 
 
+def test_tune_tasks_reports_an_opt_in_model_only_when_asked(tmp_path):
+    """gnn+xgb runs of one task leave the default report's three tasks alone; asked for, the
+    report holds the one task every model tuned; a gnn+xgb run of other weights is left out."""
+    bench = _script("tune_tasks")
+    runs = tmp_path / "runs"
+    curve = np.linspace(2.0, 1.0, 128)
+    for task in ("a", "b", "c"):
+        for model in ("gnn", "xgb", "random"):
+            _task_run(runs, task, model, 0, curve)
+    _task_run(runs, "b", "gnn+xgb", 0, 0.5 * curve)
+    _task_run(runs, "c", "gnn+xgb", 0, 0.5 * curve, weights="other")
+    plain = bench.summarize(bench.read_runs(runs, "w1"), 128)
+    assert plain["tasks"] == ["a", "b", "c"] and plain["models"] == ["gnn", "xgb", "random"]
+    both = bench.summarize(bench.read_runs(runs, "w1"), 128, bench.MODELS)
+    assert both["tasks"] == ["b"] and both["models"] == ["gnn", "xgb", "random", "gnn+xgb"]
+    assert both["ratios"]["gnn+xgb@64"]["ratio"] == pytest.approx(0.5)
+    assert "| gnn+xgb / xgb | **0.500**" in bench.render(both, "cmd", None)
+
+
+def test_tune_tasks_dev_networks_are_neither_trained_on_nor_held_out(tmp_path):
+    bench = _script("tune_tasks")
+    for net in ("resnet18", "vgg16", "vit_b_16", "convnext_tiny"):
+        folder = tmp_path / "llvm-cpu-2c" / net
+        folder.mkdir(parents=True)
+        (folder / "database_workload.json").write_text("")
+    (tmp_path / "llvm-other-4c" / "swin_t").mkdir(parents=True)  # another machine's, no database
+    got = bench.dev_networks(tmp_path, "llvm-cpu-2c", ["vgg16"])
+    assert got == ["convnext_tiny", "vit_b_16"]
+    with pytest.raises(SystemExit, match="no development network"):
+        bench.dev_networks(tmp_path, "llvm-cpu-2c", ["vgg16", "vit_b_16", "convnext_tiny"])
+
+
 def test_tune_tasks_selects_the_heaviest_with_quotas_and_no_exhausted_design_space():
     bench = _script("tune_tasks")
 
@@ -366,6 +398,9 @@ def test_tune_tasks_selects_the_heaviest_with_quotas_and_no_exhausted_design_spa
     chosen = bench.select_tasks(workloads, count=6)
     assert [t["task"] for t in chosen] == ["conv_a", "conv_b", "dw_a", "pool", "dw_b", "dense"]
     assert chosen[0]["id"] == "n-conv_a"
+    # the development quotas: "conv2d" asks for any conv2d but the depthwise ones
+    chosen = bench.select_tasks(workloads, count=4, quotas={"conv2d": 2, "dense": 1})
+    assert [t["task"] for t in chosen] == ["conv_a", "conv_b", "conv_c", "dense"]
 
 
 def test_tune_tasks_keeps_a_finished_run_and_starts_a_cut_one_over(tmp_path):
