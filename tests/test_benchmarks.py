@@ -331,6 +331,7 @@ def test_tune_tasks_statistics_on_known_curves(tmp_path):
     assert res["gain_after_first"]["gnn"] == pytest.approx(2 - 31 / 127)
     assert res["gain_after_first"]["xgb"] == pytest.approx(2 - 31 / 127)
     assert res["gain_after_first"]["random"] == pytest.approx(1.0)
+    assert res["gain_last_round"]["xgb"] == pytest.approx(2 - 111 / 127)
     assert res["curves"]["gnn"]["mid"][-1] == pytest.approx(0.8)
     text = bench.render(res, "cmd", None)
     assert "| gnn / xgb | **0.800** [0.800, 0.800]" in text and "> 128" in text
