@@ -60,12 +60,15 @@ ROOT = Path(__file__).resolve().parent.parent
 SECTION = "tune-tasks"
 #: the status section's table of the benchmark's targets, generated from the same runs
 TARGETS_SECTION = "tune-tasks-targets"
-MODELS = ("gnn", "xgb", "random", "gnn+xgb")
-#: the models tuned and reported unless ``--models`` says otherwise (``gnn+xgb``, the GNN blended
-#: with an XGBModel that learns during the search, is opt-in)
+MODELS = ("gnn", "xgb", "random", "gnn+xgb", "gnn-long")
+#: the models tuned and reported unless ``--models`` says otherwise. Opt-in: ``gnn+xgb``, the GNN
+#: blended with an XGBModel that learns during the search; ``gnn-long``, the GNN whose online
+#: update runs :data:`LONG_EPOCHS` epochs instead of ``ONLINE_TRAIN``'s 8
 DEFAULT_MODELS = ("gnn", "xgb", "random")
 #: models that start from GNN weights: their runs record the weights' digest
-GNN_MODELS = ("gnn", "gnn+xgb")
+GNN_MODELS = ("gnn", "gnn+xgb", "gnn-long")
+#: gnn-long's online epochs (benchmarks/online_adaptation.py's gnn-online-long)
+LONG_EPOCHS = 64
 #: the seeds that make the whole benchmark
 SEEDS = (0, 1, 2)
 #: kinds every selection holds at least this many of (when the held-out networks have them)
@@ -183,6 +186,18 @@ def run_dir(runs: Path, task: dict, model: str, seed: int) -> Path:
     return runs / task["id"] / model / f"seed{seed}"
 
 
+def cost_model_for(model: str, seed: int, checkpoint=None):
+    """What ``tune_tir`` tunes with: a cost model's name, or the GNN variant ``gnn-long``."""
+    if model != "gnn-long":
+        return model
+    import dataclasses
+
+    from tvm_gnn.cost_models.gnn import ONLINE_TRAIN, GNNModel
+
+    config = dataclasses.replace(ONLINE_TRAIN, epochs=LONG_EPOCHS)
+    return GNNModel(checkpoint=checkpoint, seed=seed, train_config=config)
+
+
 def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -> dict:
     """Tune ``task`` with ``model`` and ``seed`` unless that run is archived; its ``run.json``."""
     from tvm.s_tir import meta_schedule as ms
@@ -211,7 +226,7 @@ def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -
             target_from("llvm", args.num_cores),
             str(work),
             max_trials=args.trials,
-            cost_model=model,
+            cost_model=cost_model_for(model, seed, args.checkpoint),
             num_trials_per_iter=PER_ROUND,
             seed=seed,
             desc=f"{task['id']} {model} seed {seed}",

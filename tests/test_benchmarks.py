@@ -367,6 +367,17 @@ def test_tune_tasks_reports_an_opt_in_model_only_when_asked(tmp_path):
     assert "| gnn+xgb / xgb | **0.500**" in bench.render(both, "cmd", None)
 
 
+def test_tune_tasks_gnn_long_is_the_shipped_gnn_with_a_longer_online_update():
+    from tvm_gnn.cost_models.gnn import ONLINE_TRAIN, GNNModel
+
+    bench = _script("tune_tasks")
+    assert bench.cost_model_for("xgb", 0) == "xgb"
+    model = bench.cost_model_for("gnn-long", 3)
+    assert isinstance(model, GNNModel) and model.seed == 3 and model.trained
+    assert model.train_config.epochs == bench.LONG_EPOCHS > ONLINE_TRAIN.epochs
+    assert model.train_config.lr == ONLINE_TRAIN.lr
+
+
 def test_tune_tasks_dev_networks_are_neither_trained_on_nor_held_out(tmp_path):
     bench = _script("tune_tasks")
     for net in ("resnet18", "vgg16", "vit_b_16", "convnext_tiny"):
