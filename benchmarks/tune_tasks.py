@@ -37,10 +37,11 @@ task has all of :data:`SEEDS`.
 A cost model or its settings are chosen elsewhere: ``--set dev`` tunes the tasks of the networks
 that were collected but neither trained on by the weights nor held out (ViT-B/16, ConvNeXt-T,
 MobileNetV3 on the AMD EPYC), into their own archive (``tasks-dev``), section
-(``tune-tasks-dev``) and plot; ``--models ... gnn+xgb`` adds the opt-in blend of the GNN with an
-XGBModel that learns during the search::
+(``tune-tasks-dev``) and plot; ``--models`` adds the opt-in variants ``gnn+xgb`` (the GNN
+blended with an XGBModel that learns during the search) and ``gnn-long`` (a longer online
+update)::
 
-    .venv/bin/python benchmarks/tune_tasks.py --set dev --models gnn xgb gnn+xgb --seeds 0 1 2
+    .venv/bin/python benchmarks/tune_tasks.py --set dev --models gnn xgb gnn+xgb gnn-long
 """
 
 from __future__ import annotations
