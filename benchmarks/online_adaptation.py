@@ -73,8 +73,8 @@ def scores_of(pool, train, test, seed: int, long_epochs: int) -> dict[str, np.nd
     measured = [pool.candidates[i] for i in train]
     results = runner_results([pool.latencies[i] for i in train])
     shown = [pool.candidates[i] for i in test]
-    out = {"gnn-prior": GNNModel(seed=seed).predict(ctx, shown)}
     online = GNNModel(seed=seed)
+    out = {"gnn-prior": online.predict(ctx, shown)}  # before its update: the shipped weights
     online.update(ctx, measured, results)
     out["gnn-online"] = online.predict(ctx, shown)
     long = GNNModel(seed=seed, train_config=dataclasses.replace(ONLINE_TRAIN, epochs=long_epochs))

@@ -105,10 +105,9 @@ def _shapes(mod) -> list[tuple]:
 
 def held_out_workloads(data: Path, hardware: str, networks=None) -> list[dict]:
     """Every distinct workload of ``networks`` (default: the held-out ones), heaviest first: its
-    network, task name,
-    kind, parameter shapes, weight x best measured latency, whether collection exhausted its
-    design space (``exhausted``: fewer distinct programs exist than it asked for), and its
-    IRModule (``mod``)."""
+    network, task name, kind, parameter shapes, weight x best measured latency, whether
+    collection exhausted its design space (``exhausted``: fewer distinct programs exist than it
+    asked for), and its IRModule (``mod``)."""
     from tvm.s_tir import meta_schedule as ms
 
     from tvm_gnn import dataset
@@ -560,6 +559,7 @@ def plot(res: dict, path: Path) -> None:
         "xgb": "XGBModel",
         "random": "RandomModel",
         "gnn+xgb": "GNNModel + XGBModel",
+        "gnn-long": f"GNNModel, {LONG_EPOCHS}-epoch online update",
     }
     fig, ax = plt.subplots(figsize=(7, 4))
     for m, c in res["curves"].items():
