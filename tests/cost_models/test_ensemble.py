@@ -9,7 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from tvm_gnn.cost_models.ensemble import BlendScale, blend, make_partner, partner_ready
+from tvm_gnn.cost_models.ensemble import (
+    PARTNER_WARMUP,
+    BlendScale,
+    blend,
+    make_partner,
+    partner_ready,
+)
 from tvm_gnn.cost_models.gnn import FAILED_SCORE, GNNModel
 from tvm_gnn.nn.training import TrainConfig
 
@@ -74,6 +80,22 @@ def test_xgb_learns_beside_the_gnn_and_the_blend_survives_save_and_load(conv_can
     assert loaded.partner.data_size == 24
     loaded.partner.num_warmup_samples = 8
     np.testing.assert_allclose(loaded.predict(ctx, cands[24:]), mixed)
+
+
+def test_the_xgb_partner_joins_after_two_rounds_not_tvms_hundred(conv_candidates):
+    """In the blend the GNN ranks the first rounds, so XGBModel joins after PARTNER_WARMUP
+    measurements: the scores change then, not at TVM's 100."""
+    ctx, cands = conv_candidates
+    model = GNNModel(ensemble="xgb", seed=0)
+    alone = GNNModel(seed=0)
+    step = 16
+    for start in range(0, PARTNER_WARMUP, step):
+        assert not partner_ready(model.partner)
+        np.testing.assert_allclose(model.predict(ctx, cands[40:]), alone.predict(ctx, cands[40:]))
+        for m in (model, alone):
+            m.update(ctx, cands[start : start + step], _results(step, seed=start))
+    assert PARTNER_WARMUP < 100 and partner_ready(model.partner)
+    assert not np.allclose(model.predict(ctx, cands[40:]), alone.predict(ctx, cands[40:]))
 
 
 class _Broken:
