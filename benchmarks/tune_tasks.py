@@ -38,10 +38,10 @@ A cost model or its settings are chosen elsewhere: ``--set dev`` tunes the tasks
 that were collected but neither trained on by the weights nor held out (ViT-B/16, ConvNeXt-T,
 MobileNetV3 on the AMD EPYC), into their own archive (``tasks-dev``), section
 (``tune-tasks-dev``) and plot; ``--models`` adds the opt-in variants ``gnn+xgb`` (the GNN
-blended with an XGBModel that learns during the search) and ``gnn-long`` (a longer online
-update)::
+blended with an XGBModel that learns during the search), ``gnn-long`` (a longer online
+update) and ``gnn-head`` (an online update of the head alone, ``GNNModel(online="head")``)::
 
-    .venv/bin/python benchmarks/tune_tasks.py --set dev --models gnn xgb gnn+xgb gnn-long
+    .venv/bin/python benchmarks/tune_tasks.py --set dev --models gnn xgb gnn+xgb gnn-long gnn-head
 """
 
 from __future__ import annotations
@@ -61,13 +61,14 @@ ROOT = Path(__file__).resolve().parent.parent
 SECTION = "tune-tasks"
 #: the status section's table of the benchmark's targets, generated from the same runs
 TARGETS_SECTION = "tune-tasks-targets"
-MODELS = ("gnn", "xgb", "random", "gnn+xgb", "gnn-long")
+MODELS = ("gnn", "xgb", "random", "gnn+xgb", "gnn-long", "gnn-head")
 #: the models tuned and reported unless ``--models`` says otherwise. Opt-in: ``gnn+xgb``, the GNN
 #: blended with an XGBModel that learns during the search; ``gnn-long``, the GNN whose online
-#: update runs :data:`LONG_EPOCHS` epochs instead of ``ONLINE_TRAIN``'s 8
+#: update runs :data:`LONG_EPOCHS` epochs instead of ``ONLINE_TRAIN``'s 8; ``gnn-head``, the GNN
+#: whose online update trains its head alone (``GNNModel(online="head")``)
 DEFAULT_MODELS = ("gnn", "xgb", "random")
 #: models that start from GNN weights: their runs record the weights' digest
-GNN_MODELS = ("gnn", "gnn+xgb", "gnn-long")
+GNN_MODELS = ("gnn", "gnn+xgb", "gnn-long", "gnn-head")
 #: gnn-long's online epochs (benchmarks/online_adaptation.py's gnn-online-long)
 LONG_EPOCHS = 64
 #: the seeds that make the whole benchmark
@@ -187,13 +188,16 @@ def run_dir(runs: Path, task: dict, model: str, seed: int) -> Path:
 
 
 def cost_model_for(model: str, seed: int, checkpoint=None):
-    """What ``tune_tir`` tunes with: a cost model's name, or the GNN variant ``gnn-long``."""
-    if model != "gnn-long":
+    """What ``tune_tir`` tunes with: a cost model's name, or the GNN variants ``gnn-long`` and
+    ``gnn-head``."""
+    if model not in ("gnn-long", "gnn-head"):
         return model
     import dataclasses
 
     from tvm_gnn.cost_models.gnn import ONLINE_TRAIN, GNNModel
 
+    if model == "gnn-head":
+        return GNNModel(checkpoint=checkpoint, seed=seed, online="head")
     config = dataclasses.replace(ONLINE_TRAIN, epochs=LONG_EPOCHS)
     return GNNModel(checkpoint=checkpoint, seed=seed, train_config=config)
 
@@ -560,6 +564,7 @@ def plot(res: dict, path: Path) -> None:
         "random": "RandomModel",
         "gnn+xgb": "GNNModel + XGBModel",
         "gnn-long": f"GNNModel, {LONG_EPOCHS}-epoch online update",
+        "gnn-head": "GNNModel, head-only online update",
     }
     fig, ax = plt.subplots(figsize=(7, 4))
     for m, c in res["curves"].items():

@@ -124,6 +124,34 @@ def test_pretrained_model_retrains_once_a_batch_is_new(conv_candidates):
     assert model.last_train_size == 40
 
 
+def test_head_update_moves_only_the_head_at_every_update_and_learns_the_order(conv_candidates):
+    """online="head": each update trains the head alone (the layers below keep the shipped
+    weights), and it ranks the measured candidates more as they ran than the prior did."""
+    from tvm_gnn.nn.metrics import pairwise_accuracy
+
+    ctx, cands = conv_candidates
+    model, prior = GNNModel(online="head"), GNNModel()
+    trunk = {k: v.clone() for k, v in model.model.state_dict().items() if not k.startswith("head")}
+    head = [p.clone() for p in model.model.head.parameters()]
+    results = _results(16)
+    model.update(ctx, cands[:16], results)  # below MIN_NEW_SAMPLES: the full update would wait
+    assert model.last_train_size == 16
+    for k, v in model.model.state_dict().items():
+        if not k.startswith("head"):
+            assert torch.equal(v, trunk[k]), k
+    assert any(not torch.equal(a, b) for a, b in zip(head, model.model.head.parameters()))
+    speed = [1 / float(r.run_secs[0]) for r in results]
+    acc = [pairwise_accuracy(m.predict(ctx, cands[:16]), speed, [0] * 16) for m in (model, prior)]
+    assert acc[0] > acc[1]
+    model.update(ctx, cands[16:24], _results(8, seed=1))
+    assert model.last_train_size == 24
+
+
+def test_an_unknown_online_update_is_refused():
+    with pytest.raises(ValueError, match="unknown online update 'partial'"):
+        GNNModel(pretrained=False, online="partial")
+
+
 def test_empty_candidate_lists(conv_candidates):
     ctx, _ = conv_candidates
     model = _trained_model(conv_candidates)

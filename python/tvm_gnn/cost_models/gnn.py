@@ -9,7 +9,9 @@ It follows the contract of TVM's ``XGBModel``:
 - a failed run costs ``1e10``; a measurement's cost is the median of its run times
   (:mod:`tvm_gnn.costs`); labels are ``min_cost / cost`` within one workload
   (``shash2hex(context.mod)``);
-- ``update`` retrains online as measurements arrive;
+- ``update`` retrains online as measurements arrive (``online="full"``: the whole GNN, a few
+  epochs once the data grew by a fifth; ``online="head"``: only the MLP head, on the frozen
+  layers' embeddings of every measured candidate, at each update);
 - ``save`` -> ``load`` -> ``predict`` gives the same scores.
 
 A candidate that cannot be featurized gets :data:`FAILED_SCORE` and a logged warning: a cost model
@@ -35,7 +37,7 @@ from ..nn import checkpoint
 from ..nn.batch import pack_graphs, unpack_graphs
 from ..nn.model import default_gnn
 from ..nn.schema import NUM_FEATURES, FeaturizerConfig
-from ..nn.training import TrainConfig, fit
+from ..nn.training import TrainConfig, fit, fit_head, readouts
 from ..resources import PRETRAINED
 from .ensemble import BlendScale, make_partner, partner_ready
 from .scoring import RoundReference, predict_candidates
@@ -55,6 +57,13 @@ MIN_NEW_SAMPLES = 32
 ONLINE_TRAIN = TrainConfig(
     epochs=8, batch_size=128, lr=1e-3, patience=8, max_seconds=20.0, exact=False
 )
+
+#: What ``update`` retrains: ``"full"`` (the GNN, :data:`ONLINE_TRAIN`) or ``"head"`` (the MLP
+#: head alone, :data:`HEAD_STEPS` full-batch steps at ``train_config``'s learning rate).
+ONLINE_MODES = ("full", "head")
+#: Adam steps of one head-only update: the embeddings are computed once per candidate, so a step
+#: costs a head's forward and backward on a few hundred rows.
+HEAD_STEPS = 100
 
 
 def _widen(graphs, path, model):
@@ -114,6 +123,11 @@ class GNNModel(PyCostModel):
         Candidates per chunk in ``predict``: one chunk is featurized while the GNN scores the
         previous one (128 is faster than 256 on 2 cores: docs/benchmarks.md, "Featurize + predict
         throughput").
+    online : {"full", "head"}
+        What ``update`` retrains (:data:`ONLINE_MODES`): the whole GNN with ``train_config``
+        once the data grew by a fifth (default), or, once the model is trained, only its head
+        for :data:`HEAD_STEPS` steps at every update, on the embeddings of all measured
+        candidates (opt-in).
     ensemble : "xgb" or a cost model, optional
         Blend the scores with this model's (:mod:`.ensemble`; ``"xgb"``: TVM's XGBModel from
         scratch), which learns from the same ``update`` calls. Opt-in: it predicts at XGBModel's
@@ -131,9 +145,14 @@ class GNNModel(PyCostModel):
         train_config: TrainConfig | None = None,
         seed: int = 0,
         predict_batch_size: int = 128,
+        online: str = "full",
         ensemble=None,
     ):
         super().__init__()
+        if online not in ONLINE_MODES:
+            raise ValueError(f"unknown online update {online!r}; choose one of {ONLINE_MODES}")
+        self.online = online
+        self._readouts: dict[str, torch.Tensor] = {}  # workload -> its graphs' embeddings
         self.partner = make_partner(ensemble, seed)
         self._blend = BlendScale()
         self._reference = RoundReference()  # the mean readout a compare model scores against
@@ -189,6 +208,7 @@ class GNNModel(PyCostModel):
             self.partner.load(path + ".partner")
         self._blend.reset()
         self._reference.reset()
+        self._readouts = {}
 
     def save(self, path: str) -> None:
         """Save weights, config, vocabulary and online data, atomically."""
@@ -236,6 +256,9 @@ class GNNModel(PyCostModel):
         self.data_size += len(keep)
         if not self.trained and self.data_size < self.num_warmup_samples:
             return
+        if self.trained and self.online == "head":
+            self._retrain_head()
+            return
         if self.trained and self.data_size - self.last_train_size < max(
             self.last_train_size / 5, MIN_NEW_SAMPLES
         ):
@@ -262,6 +285,7 @@ class GNNModel(PyCostModel):
             return
         cfg = self.train_config
         hist = fit(self.model, train, None, dataclasses.replace(cfg, seed=self.seed))
+        self._readouts = {}  # the layers changed
         self.last_train_size = self.data_size
         self.trained = True
         logger.info(
@@ -270,6 +294,33 @@ class GNNModel(PyCostModel):
             hist.seconds,
             hist.train_loss[-1],
         )
+
+    def _retrain_head(self) -> None:
+        """Train the head alone on the embeddings of every measured candidate (computed once
+        per candidate: the layers below the head do not change)."""
+        rows, ys, groups = [], [], []
+        for gid, (key, (graphs, costs)) in enumerate(self.data.items()):
+            ok = costs < FAILED_COST
+            if not ok.any():
+                continue
+            done = self._readouts.get(key)
+            have = 0 if done is None else len(done)
+            if have < len(graphs):
+                new = readouts(self.model, graphs[have:])
+                done = new if done is None else torch.cat([done, new])
+                self._readouts[key] = done
+            rows.append(done)
+            # as the full update labels them: min cost / cost, a failed run 0
+            ys.append(torch.from_numpy(np.where(ok, costs[ok].min() / costs, 0.0)).float())
+            groups.append(torch.full((len(graphs),), gid, dtype=torch.long))
+        if not rows:
+            return
+        cfg = dataclasses.replace(self.train_config, seed=self.seed)
+        loss = fit_head(
+            self.model, torch.cat(rows), torch.cat(ys), torch.cat(groups), HEAD_STEPS, cfg
+        )
+        self.last_train_size = self.data_size
+        logger.info("GNNModel head retrained on %d graphs (loss %.4f)", self.data_size, loss)
 
     def predict(self, context, candidates) -> np.ndarray:
         """Score candidates: higher means predicted faster."""

@@ -201,6 +201,49 @@ def _epoch(
     return total / count
 
 
+@torch.inference_mode()
+def readouts(model: GNN, graphs: list[Data], batch_size: int = 256) -> torch.Tensor:
+    """The graphs' embeddings before the head, ``[len(graphs), 2H]`` (:meth:`GNN.readout`)."""
+    model.eval()
+    out = [
+        model.readout_batch(Batch.from_data_list(graphs[i : i + batch_size]))
+        for i in range(0, len(graphs), batch_size)
+    ]
+    return torch.cat(out)
+
+
+def fit_head(
+    model: GNN,
+    readout: torch.Tensor,
+    y: torch.Tensor,
+    group: torch.Tensor,
+    steps: int,
+    config: TrainConfig,
+) -> float:
+    """Train only ``model.head`` for ``steps`` full-batch Adam steps on fixed ``readout`` rows
+    (their labels ``y`` and workloads ``group``), with :func:`ranking_loss`; the rest of the
+    model stays as it is. Cheap: the graphs' layers never run. Returns the last loss."""
+    torch.manual_seed(config.seed)
+    readout = readout.detach().clone()  # an inference tensor cannot enter autograd
+    head = model.head
+    opt = torch.optim.Adam(head.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    head.train()
+    value = math.nan
+    try:
+        for _ in range(steps):
+            scores = model.score(readout, group)
+            loss = ranking_loss(scores, y, group, config.mse_weight, config.loss)
+            value = float(loss.detach())
+            if not math.isfinite(value):
+                raise ValueError(f"head training loss is {value}: a non-finite label or readout")
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    finally:
+        model.eval()
+    return value
+
+
 def aux_loss(model: GNN, readout: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     """Mean squared error of ``model.aux_head`` on ``readout`` against ``target`` ``[B, A]``,
     over its finite entries (a program without per-store features has a NaN row)."""
