@@ -82,6 +82,12 @@ def _widen(graphs, path, model):
     return graphs
 
 
+def _labels(costs: np.ndarray) -> np.ndarray:
+    """Online labels of one workload's costs: ``min cost / cost``, a failed run 0."""
+    ok = costs < FAILED_COST
+    return np.where(ok, costs[ok].min() / costs, 0.0)
+
+
 def _label_cost(result) -> float:
     """The cost of a RunnerResult for the online labels (:func:`tvm_gnn.costs.result_cost`), or
     FAILED_COST for a failed or invalid run."""
@@ -268,11 +274,9 @@ class GNNModel(PyCostModel):
     def _training_graphs(self):
         out = []
         for gid, (graphs, costs) in enumerate(self.data.values()):
-            ok = costs < FAILED_COST
-            if not ok.any():
+            if not (costs < FAILED_COST).any():
                 continue
-            labels = np.where(ok, costs[ok].min() / costs, 0.0)
-            for g, y in zip(graphs, labels):
+            for g, y in zip(graphs, _labels(costs)):
                 g = g.clone()
                 g.y = torch.tensor(float(y))
                 g.group = torch.tensor(gid)
@@ -300,8 +304,7 @@ class GNNModel(PyCostModel):
         per candidate: the layers below the head do not change)."""
         rows, ys, groups = [], [], []
         for gid, (key, (graphs, costs)) in enumerate(self.data.items()):
-            ok = costs < FAILED_COST
-            if not ok.any():
+            if not (costs < FAILED_COST).any():
                 continue
             done = self._readouts.get(key)
             have = 0 if done is None else len(done)
@@ -310,8 +313,7 @@ class GNNModel(PyCostModel):
                 done = new if done is None else torch.cat([done, new])
                 self._readouts[key] = done
             rows.append(done)
-            # as the full update labels them: min cost / cost, a failed run 0
-            ys.append(torch.from_numpy(np.where(ok, costs[ok].min() / costs, 0.0)).float())
+            ys.append(torch.from_numpy(_labels(costs)).float())
             groups.append(torch.full((len(graphs),), gid, dtype=torch.long))
         if not rows:
             return

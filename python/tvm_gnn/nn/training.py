@@ -201,17 +201,6 @@ def _epoch(
     return total / count
 
 
-@torch.inference_mode()
-def readouts(model: GNN, graphs: list[Data], batch_size: int = 256) -> torch.Tensor:
-    """The graphs' embeddings before the head, ``[len(graphs), 2H]`` (:meth:`GNN.readout`)."""
-    model.eval()
-    out = [
-        model.readout_batch(Batch.from_data_list(graphs[i : i + batch_size]))
-        for i in range(0, len(graphs), batch_size)
-    ]
-    return torch.cat(out)
-
-
 def fit_head(
     model: GNN,
     readout: torch.Tensor,
@@ -263,18 +252,26 @@ def predict(model: GNN, graphs: list[Data], batch_size: int = 1024) -> np.ndarra
     The head runs once on all readouts, with the graphs' ``group`` (workload) where they have
     one, so a model that compares candidates sees each workload's whole set.
     """
-    model.eval()
     if not graphs:
         return np.zeros(0, np.float64)
-    device = next(model.parameters()).device
-    readouts = []
-    for i in range(0, len(graphs), batch_size):
-        batch = Batch.from_data_list(graphs[i : i + batch_size]).to(device)
-        readouts.append(model.readout_batch(batch))
+    readout = readouts(model, graphs, batch_size)
     group = None
     if all(getattr(g, "group", None) is not None for g in graphs):
-        group = torch.stack([g.group for g in graphs]).reshape(-1).to(device)
-    return model.score(torch.cat(readouts), group).cpu().numpy().astype(np.float64)
+        group = torch.stack([g.group for g in graphs]).reshape(-1).to(readout.device)
+    return model.score(readout, group).cpu().numpy().astype(np.float64)
+
+
+@torch.inference_mode()
+def readouts(model: GNN, graphs: list[Data], batch_size: int = 256) -> torch.Tensor:
+    """The graphs' embeddings before the head, ``[len(graphs), 2H]`` (:meth:`GNN.readout`),
+    batched, on the device the model is on."""
+    model.eval()
+    device = next(model.parameters()).device
+    out = [
+        model.readout_batch(Batch.from_data_list(graphs[i : i + batch_size]).to(device))
+        for i in range(0, len(graphs), batch_size)
+    ]
+    return torch.cat(out)
 
 
 def label_graphs(graphs: list[Data], keys: list[str]) -> list[Data]:
