@@ -10,6 +10,7 @@ from tvm import te
 from tvm.s_tir import meta_schedule as ms
 
 from tvm_gnn.cost_models.gnn import FAILED_SCORE, GNNModel, _label_cost
+from tvm_gnn.cost_models.online import training_graphs
 from tvm_gnn.costs import FAILED_COST
 from tvm_gnn.nn import checkpoint
 from tvm_gnn.nn.model import default_gnn
@@ -206,7 +207,7 @@ def test_failed_runs_get_zero_label(conv_candidates):
     results = _results(4)
     results[2] = ms.runner.RunnerResult(run_secs=None, error_msg="build failed")
     model.update(ctx, cands[:4], results)
-    labels = [float(g.y) for g in model._training_graphs()]
+    labels = [float(g.y) for g in training_graphs(model.data)]
     assert (
         labels[2] == 0.0
         and max(labels) == 1.0

@@ -37,9 +37,10 @@ from ..nn import checkpoint
 from ..nn.batch import pack_graphs, unpack_graphs
 from ..nn.model import default_gnn
 from ..nn.schema import NUM_FEATURES, FeaturizerConfig
-from ..nn.training import TrainConfig, fit, fit_head, readouts
+from ..nn.training import TrainConfig, fit, fit_head
 from ..resources import PRETRAINED
 from .ensemble import BlendScale, make_partner, partner_ready
+from .online import HEAD_STEPS, ONLINE_MODES, head_rows, training_graphs
 from .scoring import RoundReference, predict_candidates
 
 logger = logging.getLogger(__name__)
@@ -58,13 +59,6 @@ ONLINE_TRAIN = TrainConfig(
     epochs=8, batch_size=128, lr=1e-3, patience=8, max_seconds=20.0, exact=False
 )
 
-#: What ``update`` retrains: ``"full"`` (the GNN, :data:`ONLINE_TRAIN`) or ``"head"`` (the MLP
-#: head alone, :data:`HEAD_STEPS` full-batch steps at ``train_config``'s learning rate).
-ONLINE_MODES = ("full", "head")
-#: Adam steps of one head-only update: the embeddings are computed once per candidate, so a step
-#: costs a head's forward and backward on a few hundred rows.
-HEAD_STEPS = 100
-
 
 def _widen(graphs, path, model):
     """Online graphs saved by an older featurizer with fewer feature columns, widened to this
@@ -80,12 +74,6 @@ def _widen(graphs, path, model):
     for g in graphs:
         g.x = torch.nn.functional.pad(g.x, (0, NUM_FEATURES - width))
     return graphs
-
-
-def _labels(costs: np.ndarray) -> np.ndarray:
-    """Online labels of one workload's costs: ``min cost / cost``, a failed run 0."""
-    ok = costs < FAILED_COST
-    return np.where(ok, costs[ok].min() / costs, 0.0)
 
 
 def _label_cost(result) -> float:
@@ -271,20 +259,8 @@ class GNNModel(PyCostModel):
             return  # as XGBModel: retrain once the data grew by a fifth (and by a batch at least)
         self._retrain()
 
-    def _training_graphs(self):
-        out = []
-        for gid, (graphs, costs) in enumerate(self.data.values()):
-            if not (costs < FAILED_COST).any():
-                continue
-            for g, y in zip(graphs, _labels(costs)):
-                g = g.clone()
-                g.y = torch.tensor(float(y))
-                g.group = torch.tensor(gid)
-                out.append(g)
-        return out
-
     def _retrain(self) -> None:
-        train = self._training_graphs()
+        train = training_graphs(self.data)
         if not train:
             return
         cfg = self.train_config
@@ -300,27 +276,12 @@ class GNNModel(PyCostModel):
         )
 
     def _retrain_head(self) -> None:
-        """Train the head alone on the embeddings of every measured candidate (computed once
-        per candidate: the layers below the head do not change)."""
-        rows, ys, groups = [], [], []
-        for gid, (key, (graphs, costs)) in enumerate(self.data.items()):
-            if not (costs < FAILED_COST).any():
-                continue
-            done = self._readouts.get(key)
-            have = 0 if done is None else len(done)
-            if have < len(graphs):
-                new = readouts(self.model, graphs[have:])
-                done = new if done is None else torch.cat([done, new])
-                self._readouts[key] = done
-            rows.append(done)
-            ys.append(torch.from_numpy(_labels(costs)).float())
-            groups.append(torch.full((len(graphs),), gid, dtype=torch.long))
-        if not rows:
+        """Train the head alone on the embeddings of every measured candidate."""
+        rows = head_rows(self.model, self.data, self._readouts)
+        if rows is None:
             return
         cfg = dataclasses.replace(self.train_config, seed=self.seed)
-        loss = fit_head(
-            self.model, torch.cat(rows), torch.cat(ys), torch.cat(groups), HEAD_STEPS, cfg
-        )
+        loss = fit_head(self.model, *rows, HEAD_STEPS, cfg)
         self.last_train_size = self.data_size
         logger.info("GNNModel head retrained on %d graphs (loss %.4f)", self.data_size, loss)
 

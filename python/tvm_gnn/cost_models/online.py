@@ -1,0 +1,64 @@
+# Licensed under the Apache License, Version 2.0.
+"""What ``GNNModel.update`` trains on: its online data (per workload hash, the measured
+candidates' graphs and costs) labelled within each workload as ``min cost / cost``, a failed run
+0 (:data:`~tvm_gnn.costs.FAILED_COST`), for the whole GNN (:func:`training_graphs`) or, with
+``online="head"``, for the head alone on the graphs' embeddings (:func:`head_rows`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ..costs import FAILED_COST
+from ..nn.training import readouts
+
+#: What ``update`` retrains: ``"full"`` (the GNN, ``ONLINE_TRAIN``) or ``"head"`` (the MLP head
+#: alone, :data:`HEAD_STEPS` full-batch steps at ``train_config``'s learning rate).
+ONLINE_MODES = ("full", "head")
+#: Adam steps of one head-only update: the embeddings are computed once per candidate, so a step
+#: costs a head's forward and backward on a few hundred rows.
+HEAD_STEPS = 100
+
+
+def labels(costs: np.ndarray) -> np.ndarray:
+    """Online labels of one workload's costs: ``min cost / cost``, a failed run 0."""
+    ok = costs < FAILED_COST
+    return np.where(ok, costs[ok].min() / costs, 0.0)
+
+
+def _learnable(data: dict):
+    """``(group id, key, graphs, costs)`` of each workload with at least one successful run."""
+    for gid, (key, (graphs, costs)) in enumerate(data.items()):
+        if (costs < FAILED_COST).any():
+            yield gid, key, graphs, costs
+
+
+def training_graphs(data: dict) -> list:
+    """Copies of the online graphs with their labels (``y``) and workloads (``group``)."""
+    out = []
+    for gid, _, graphs, costs in _learnable(data):
+        for g, y in zip(graphs, labels(costs)):
+            g = g.clone()
+            g.y = torch.tensor(float(y))
+            g.group = torch.tensor(gid)
+            out.append(g)
+    return out
+
+
+def head_rows(model, data: dict, cache: dict):
+    """``(readout, y, group)`` of every online graph for :func:`~tvm_gnn.nn.training.fit_head`,
+    or None without a successful run. ``cache`` (workload -> embeddings) keeps each graph's
+    embedding, computed once: the layers below the head do not change between head updates."""
+    rows, ys, groups = [], [], []
+    for gid, key, graphs, costs in _learnable(data):
+        done = cache.get(key)
+        have = 0 if done is None else len(done)
+        if have < len(graphs):
+            new = readouts(model, graphs[have:])
+            cache[key] = done = new if done is None else torch.cat([done, new])
+        rows.append(done)
+        ys.append(torch.from_numpy(labels(costs)).float())
+        groups.append(torch.full((len(graphs),), gid, dtype=torch.long))
+    if not rows:
+        return None
+    return torch.cat(rows), torch.cat(ys), torch.cat(groups)
