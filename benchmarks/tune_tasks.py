@@ -35,11 +35,12 @@ task has all of :data:`SEEDS`.
     .venv/bin/python benchmarks/tune_tasks.py --report-only
 
 A cost model or its settings are chosen elsewhere: ``--set dev`` tunes the tasks of the networks
-that were collected but neither trained on by the weights nor held out (ViT-B/16, ConvNeXt-T,
-MobileNetV3 on the AMD EPYC), into their own archive (``tasks-dev``), section
-(``tune-tasks-dev``) and plot; ``--models`` adds the opt-in variants ``gnn+xgb`` (the GNN
-blended with an XGBModel that learns during the search), ``gnn-long`` (a longer online
-update) and ``gnn-head`` (an online update of the head alone, ``GNNModel(online="head")``)::
+that were collected but neither trained on by the weights nor held out (:data:`DEV_NETWORKS`,
+fixed so that a network collected later does not change the tasks), into their own archive
+(``tasks-dev``), section (``tune-tasks-dev``) and plot; ``--models`` adds the opt-in
+variants ``gnn+xgb`` (the GNN blended with an XGBModel that learns during the search),
+``gnn-long`` (a longer online update) and ``gnn-head`` (an online update of the head alone,
+``GNNModel(online="head")``)::
 
     .venv/bin/python benchmarks/tune_tasks.py --set dev --models gnn xgb gnn+xgb gnn-long gnn-head
 """
@@ -79,6 +80,18 @@ QUOTAS = {"depthwise conv2d": 2, "dense": 1, "pooling/elementwise": 1}
 #: conv2d but the depthwise ones): their heaviest tasks are all dense (ViT, ConvNeXt), so
 #: convolutions are asked for, as the held-out selection is mostly convolutions
 DEV_QUOTAS = {"conv2d": 4, "depthwise conv2d": 3, "pooling/elementwise": 1}
+#: the development networks, fixed on 2026-11-26 as the networks collected on the AMD EPYC that
+#: the shipped weights neither train on nor hold out
+DEV_NETWORKS = (
+    "convnext_tiny",
+    "deeplabv3_mobilenet",
+    "lstm",
+    "mlp_mixer",
+    "mobilenet_v3_large",
+    "r3d_18",
+    "regnet_y_800mf",
+    "vit_b_16",
+)
 BOOTSTRAP = 2000
 #: candidates measured per search round
 PER_ROUND = 16
@@ -89,6 +102,8 @@ SETS = ("held-out", "dev")
 # -- tasks --------------------------------------------------------------------------------------
 def kind_of(name: str, shapes: list[tuple]) -> str:
     """What operator a task is, from its name and its parameters' shapes."""
+    if "conv3d" in name:
+        return "conv3d"
     if "conv2d" in name:
         weight = shapes[1] if len(shapes) > 1 else ()
         if len(weight) == 4 and weight[1] == 1 and weight[0] > 1:
@@ -148,13 +163,15 @@ def held_out_workloads(data: Path, hardware: str, networks=None) -> list[dict]:
 
 
 def dev_networks(data: Path, hardware: str, trained_on) -> list[str]:
-    """The development networks: collected on ``hardware``, neither among the weights'
-    training networks (``trained_on``) nor held out. Variants are compared on their tasks."""
+    """The development networks: those of :data:`DEV_NETWORKS` collected on ``hardware`` and
+    neither among the weights' training networks (``trained_on``) nor held out. Variants are
+    compared on their tasks. A network collected later does not join, so runs made in different
+    sessions compare the same tasks."""
     from tvm_gnn.dataset.layout import network_folders
     from tvm_gnn.measure.networks import HELD_OUT
 
     nets = {net for hw, net, _ in network_folders(data) if hw == hardware}
-    dev = sorted(nets - set(trained_on) - set(HELD_OUT))
+    dev = sorted(nets.intersection(DEV_NETWORKS) - set(trained_on) - set(HELD_OUT))
     if not dev:
         raise SystemExit(f"no development network under {data}/{hardware}: every one is trained on")
     return dev

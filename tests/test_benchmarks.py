@@ -382,15 +382,24 @@ def test_tune_tasks_gnn_long_is_the_shipped_gnn_with_a_longer_online_update():
 
 def test_tune_tasks_dev_networks_are_neither_trained_on_nor_held_out(tmp_path):
     bench = _script("tune_tasks")
-    for net in ("resnet18", "vgg16", "vit_b_16", "convnext_tiny"):
+    for net in ("resnet18", "vgg16", "vit_b_16", "convnext_tiny", "swin_t"):
         folder = tmp_path / "llvm-cpu-2c" / net
         folder.mkdir(parents=True)
         (folder / "database_workload.json").write_text("")
     (tmp_path / "llvm-other-4c" / "swin_t").mkdir(parents=True)  # another machine's, no database
     got = bench.dev_networks(tmp_path, "llvm-cpu-2c", ["vgg16"])
-    assert got == ["convnext_tiny", "vit_b_16"]
+    assert got == ["convnext_tiny", "vit_b_16"]  # swin_t is not a development network
     with pytest.raises(SystemExit, match="no development network"):
         bench.dev_networks(tmp_path, "llvm-cpu-2c", ["vgg16", "vit_b_16", "convnext_tiny"])
+
+
+def test_tune_tasks_kinds_tell_conv3d_depthwise_and_dense_apart():
+    bench = _script("tune_tasks")
+    assert bench.kind_of("fused_conv3d1_add", [(1, 3, 16, 112, 112), (64, 3, 3, 7, 7)]) == "conv3d"
+    assert bench.kind_of("fused_conv2d_add", [(1, 32, 56, 56), (32, 1, 3, 3)]) == "depthwise conv2d"
+    assert bench.kind_of("fused_conv2d1_add", [(1, 32, 56, 56), (64, 32, 1, 1)]) == "conv2d 1x1"
+    assert bench.kind_of("fused_matmul_add", [(1, 768), (768, 768)]) == "dense"
+    assert bench.kind_of("adaptive_pool_avg", [(1, 512, 7, 7)]) == "pooling/elementwise"
 
 
 def test_tune_tasks_selects_the_heaviest_with_quotas_and_no_exhausted_design_space():
