@@ -325,6 +325,16 @@ def interval(a: dict, b: dict, tasks: list[str], seed: int = 0) -> tuple[float, 
     return geomean_ratio(a, b, tasks), float(low), float(high)
 
 
+def _ratios(lat: dict, models: list[str], ref: str, budgets, tasks) -> dict:
+    """``{"model@budget": {"ratio", "low", "high"}}``: each of ``models`` against ``ref``."""
+    out = {}
+    for m in models:
+        for b in budgets:
+            ratio, low, high = interval(lat[m, b], lat[ref, b], tasks)
+            out[f"{m}@{b}"] = {"ratio": ratio, "low": low, "high": high}
+    return out
+
+
 def summarize(runs: list[dict], trials: int, models=DEFAULT_MODELS) -> dict:
     """The benchmark's numbers from the runs of ``models`` of ``trials`` trials (tasks where
     every one of them has runs of the same seeds only), read at 32, 64 and ``trials`` trials."""
@@ -355,14 +365,12 @@ def summarize(runs: list[dict], trials: int, models=DEFAULT_MODELS) -> dict:
         }
         for t in tasks
     }
-    res["ratios"] = {}
+    res["ratios"], res["ratios_gnn"] = {}, {}
+    if "gnn" in models and tasks:  # each GNN variant against the plain GNN, seed for seed
+        variants = [m for m in models if m in GNN_MODELS and m != "gnn"]
+        res["ratios_gnn"] = _ratios(lat, variants, "gnn", budgets, tasks)
     if "xgb" in models and tasks:
-        for m in models:
-            if m == "xgb":
-                continue
-            for b in budgets:
-                ratio, low, high = interval(lat[m, b], lat["xgb", b], tasks)
-                res["ratios"][f"{m}@{b}"] = {"ratio": ratio, "low": low, "high": high}
+        res["ratios"] = _ratios(lat, [m for m in models if m != "xgb"], "xgb", budgets, tasks)
         final = max(budgets)
         res["trials_to_xgb_final"] = {}
         for m in models:
@@ -447,6 +455,10 @@ def _median_trials(t: dict, final: int) -> str:
     return f"{t['median']:.0f}" if np.isfinite(t["median"]) else f"> {final}"
 
 
+def _ratio_cell(c: dict) -> str:
+    return f"**{c['ratio']:.3f}** [{c['low']:.3f}, {c['high']:.3f}]"
+
+
 def render(res: dict, command: str, plot_name: str | None) -> str:
     if not res["tasks"]:
         return "No task has finished runs of every model yet.\n"
@@ -466,11 +478,15 @@ def render(res: dict, command: str, plot_name: str | None) -> str:
         if m == "xgb":
             continue
         cells = [res["ratios"][f"{m}@{b}"] for b in budgets]
-        lines.append(
-            f"| {m} / xgb | "
-            + " | ".join(f"**{c['ratio']:.3f}** [{c['low']:.3f}, {c['high']:.3f}]" for c in cells)
-            + " |"
-        )
+        lines.append(f"| {m} / xgb | " + " | ".join(map(_ratio_cell, cells)) + " |")
+    if res.get("ratios_gnn"):
+        lines += ["", "| each GNN variant / the shipped GNN, same seeds | "]
+        lines[-1] += " | ".join(f"{b} trials" for b in budgets) + " |"
+        lines.append("|---|" + "---:|" * len(budgets))
+        variants = sorted({k.split("@")[0] for k in res["ratios_gnn"]}, key=MODELS.index)
+        for m in variants:
+            cells = [res["ratios_gnn"][f"{m}@{b}"] for b in budgets]
+            lines.append(f"| {m} / gnn | " + " | ".join(map(_ratio_cell, cells)) + " |")
     lines += [
         "",
         "(95% bootstrap interval: tasks resampled, and seeds within each task.)",

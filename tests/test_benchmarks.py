@@ -364,7 +364,11 @@ def test_tune_tasks_reports_an_opt_in_model_only_when_asked(tmp_path):
     both = bench.summarize(bench.read_runs(runs, "w1"), 128, bench.MODELS)
     assert both["tasks"] == ["b"] and both["models"] == ["gnn", "xgb", "random", "gnn+xgb"]
     assert both["ratios"]["gnn+xgb@64"]["ratio"] == pytest.approx(0.5)
-    assert "| gnn+xgb / xgb | **0.500**" in bench.render(both, "cmd", None)
+    assert both["ratios_gnn"]["gnn+xgb@128"]["ratio"] == pytest.approx(0.5)  # against gnn too
+    assert set(both["ratios_gnn"]) == {f"gnn+xgb@{b}" for b in (32, 64, 128)}  # not random
+    text = bench.render(both, "cmd", None)
+    assert "| gnn+xgb / xgb | **0.500**" in text and "| gnn+xgb / gnn | **0.500**" in text
+    assert "/ gnn |" not in bench.render(plain, "cmd", None)  # no variant, no table
 
 
 def test_tune_tasks_gnn_long_is_the_shipped_gnn_with_a_longer_online_update():
