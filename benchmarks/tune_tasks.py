@@ -459,6 +459,21 @@ def _ratio_cell(c: dict) -> str:
     return f"**{c['ratio']:.3f}** [{c['low']:.3f}, {c['high']:.3f}]"
 
 
+def _ratio_table(heading: str, ratios: dict, ref: str, res: dict) -> list[str]:
+    """A table of ``ratios`` (:func:`_ratios` against ``ref``): a row per model that has them,
+    a column per budget."""
+    budgets = res["budgets"]
+    lines = [
+        f"| {heading} | " + " | ".join(f"{b} trials" for b in budgets) + " |",
+        "|---|" + "---:|" * len(budgets),
+    ]
+    for m in res["models"]:
+        if f"{m}@{budgets[0]}" in ratios:
+            cells = [ratios[f"{m}@{b}"] for b in budgets]
+            lines.append(f"| {m} / {ref} | " + " | ".join(map(_ratio_cell, cells)) + " |")
+    return lines
+
+
 def render(res: dict, command: str, plot_name: str | None) -> str:
     if not res["tasks"]:
         return "No task has finished runs of every model yet.\n"
@@ -469,24 +484,15 @@ def render(res: dict, command: str, plot_name: str | None) -> str:
         + ", ".join(sorted({str(len(s)) for s in res["seeds"].values()}))
         + ".",
         "",
-        "| GNN / XGBModel best latency (geometric mean over tasks) | "
-        + " | ".join(f"{b} trials" for b in budgets)
-        + " |",
-        "|---|" + "---:|" * len(budgets),
     ]
-    for m in models:
-        if m == "xgb":
-            continue
-        cells = [res["ratios"][f"{m}@{b}"] for b in budgets]
-        lines.append(f"| {m} / xgb | " + " | ".join(map(_ratio_cell, cells)) + " |")
+    lines += _ratio_table(
+        "GNN / XGBModel best latency (geometric mean over tasks)", res["ratios"], "xgb", res
+    )
     if res.get("ratios_gnn"):
-        lines += ["", "| each GNN variant / the shipped GNN, same seeds | "]
-        lines[-1] += " | ".join(f"{b} trials" for b in budgets) + " |"
-        lines.append("|---|" + "---:|" * len(budgets))
-        variants = sorted({k.split("@")[0] for k in res["ratios_gnn"]}, key=MODELS.index)
-        for m in variants:
-            cells = [res["ratios_gnn"][f"{m}@{b}"] for b in budgets]
-            lines.append(f"| {m} / gnn | " + " | ".join(map(_ratio_cell, cells)) + " |")
+        lines.append("")
+        lines += _ratio_table(
+            "each GNN variant / the shipped GNN, same seeds", res["ratios_gnn"], "gnn", res
+        )
     lines += [
         "",
         "(95% bootstrap interval: tasks resampled, and seeds within each task.)",
