@@ -206,16 +206,14 @@ def run_dir(runs: Path, task: dict, model: str, seed: int) -> Path:
 
 
 def cost_model_for(model: str, seed: int, checkpoint=None):
-    """What ``tune_tir`` tunes with: a cost model's name, or the GNN variants ``gnn-long`` and
-    ``gnn-head``."""
-    if model not in ("gnn-long", "gnn-head"):
+    """What ``tune_tir`` tunes with: a cost model's name (``gnn-head`` is one), or the GNN
+    variant ``gnn-long``."""
+    if model != "gnn-long":
         return model
     import dataclasses
 
     from tvm_gnn.cost_models.gnn import ONLINE_TRAIN, GNNModel
 
-    if model == "gnn-head":
-        return GNNModel(checkpoint=checkpoint, seed=seed, online="head")
     config = dataclasses.replace(ONLINE_TRAIN, epochs=LONG_EPOCHS)
     return GNNModel(checkpoint=checkpoint, seed=seed, train_config=config)
 

@@ -380,8 +380,7 @@ def test_tune_tasks_gnn_long_is_the_shipped_gnn_with_a_longer_online_update():
     assert isinstance(model, GNNModel) and model.seed == 3 and model.trained
     assert model.train_config.epochs == bench.LONG_EPOCHS > ONLINE_TRAIN.epochs
     assert model.train_config.lr == ONLINE_TRAIN.lr
-    head = bench.cost_model_for("gnn-head", 1)
-    assert isinstance(head, GNNModel) and head.online == "head" and head.seed == 1
+    assert bench.cost_model_for("gnn-head", 1) == "gnn-head"  # a name the package builds
 
 
 def test_tune_tasks_dev_networks_are_neither_trained_on_nor_held_out(tmp_path):

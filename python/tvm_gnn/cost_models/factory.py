@@ -16,6 +16,7 @@ def make_cost_model(
     ``gnn``: GNNModel (shipped weights unless ``checkpoint``); ``xgb``: TVM's XGBModel from
     scratch (TVM's default); ``xgb-pretrained``: XGBModel first trained on the records under
     ``data`` that the GNN checkpoint was trained on; ``random``: TVM's RandomModel;
+    ``gnn-head``: GNNModel whose online update trains its MLP head alone (``online="head"``);
     ``gnn+xgb``: GNNModel blended with an XGBModel that learns during the search
     (:mod:`.ensemble`).
     """
@@ -29,6 +30,10 @@ def make_cost_model(
         from .gnn import GNNModel
 
         return GNNModel(checkpoint=checkpoint, seed=seed)
+    if kind == "gnn-head":
+        from .gnn import GNNModel
+
+        return GNNModel(checkpoint=checkpoint, seed=seed, online="head")
     if kind == "gnn+xgb":
         from .gnn import GNNModel
 
