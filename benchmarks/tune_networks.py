@@ -46,7 +46,7 @@ from tvm_gnn.tune import cost_model_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "tune-networks"
-MODEL_ORDER = ("gnn", "xgb", "xgb-pretrained", "random")
+MODEL_ORDER = ("gnn", "gnn-head", "xgb", "xgb-pretrained", "random")
 
 
 def model_order(label: str) -> tuple:
@@ -329,6 +329,25 @@ def remeasure_table(remeasured: dict[str, dict], h2h: dict[str, dict]) -> list[s
     return out
 
 
+def seed_ratios(times: dict[str, list[float]], model: str) -> dict[int, tuple[float, int, int]]:
+    """Per seed that both ``model`` and ``xgb`` ran: (median latency over rounds of ``model``'s
+    network / XGBModel's, rounds where ``model``'s was faster, rounds). Runs of one seed share
+    the search's seed and were timed in the same rounds."""
+    out = {}
+    for label, mine in times.items():
+        name, _, seed = label.partition("/")
+        theirs = times.get(f"xgb/{seed}")
+        if name != model or theirs is None:
+            continue
+        ratio = float(np.median(mine) / np.median(theirs))
+        out[int(seed.removeprefix("seed"))] = (
+            ratio,
+            sum(a < b for a, b in zip(mine, theirs)),
+            len(mine),
+        )
+    return dict(sorted(out.items()))
+
+
 def head_to_head_table(h2h: dict[str, dict]) -> list[str]:
     if not h2h:
         return []
@@ -337,11 +356,12 @@ def head_to_head_table(h2h: dict[str, dict]) -> list[str]:
         "**Head to head** (every run's network as it stood after the last budget, compiled "
         "and checked, then timed in turn in one process: one timed run each per round, the "
         "order rotated every round, so that the machine's drift over time hits all alike; ms, "
-        "median over rounds, then over seeds):",
+        "median over rounds, then over seeds; each seed's ratio is its network against "
+        "XGBModel's of the same seed, and the median is over those ratios):",
         "",
-        "| network | trials | rounds | model | seeds | latency (ms) | vs xgb | "
-        "rounds where it beat xgb |",
-        "|---|---:|---:|---|---:|---:|---:|---:|",
+        "| network | trials | rounds | model | seeds | latency (ms) | vs xgb, per seed | "
+        "vs xgb, median over seeds | rounds where it beat xgb, per seed |",
+        "|---|---:|---:|---|---:|---:|---|---:|---|",
     ]
     for net, saved in sorted(h2h.items()):
         per_model: dict[str, list[list[float]]] = {}
@@ -349,15 +369,13 @@ def head_to_head_table(h2h: dict[str, dict]) -> list[str]:
             per_model.setdefault(label.split("/")[0], []).append(times)
         med = {m: float(np.median([np.median(t) for t in ts])) for m, ts in per_model.items()}
         for m in sorted(per_model, key=model_order):
-            ratio = f"{med[m] / med['xgb']:.3f}x" if "xgb" in med else "-"
-            wins = "-"
-            one_seed = len(per_model[m]) == len(per_model.get("xgb", [])) == 1
-            if m != "xgb" and one_seed:  # per-round comparison of the same rounds
-                a, b = per_model[m][0], per_model["xgb"][0]
-                wins = f"{sum(x < y for x, y in zip(a, b))} of {len(a)}"
+            pairs = seed_ratios(saved["times"], m) if m != "xgb" else {}
+            each = ", ".join(f"{r:.3f}x (seed {k})" for k, (r, _, _) in pairs.items()) or "-"
+            median = f"**{np.median([r for r, _, _ in pairs.values()]):.3f}x**" if pairs else "-"
+            wins = ", ".join(f"{w} of {n}" for _, w, n in pairs.values()) or "-"
             out.append(
                 f"| {net} | {saved['budget']} | {saved['rounds']} | {m} | "
-                f"{len(per_model[m])} | {med[m]:.3f} | {ratio} | {wins} |"
+                f"{len(per_model[m])} | {med[m]:.3f} | {each} | {median} | {wins} |"
             )
     return out
 
@@ -465,7 +483,7 @@ def summarize(logs: list[dict], budgets: list[int], h2h: dict | None = None) -> 
             )
     out.append("")
     for net in nets:
-        if (net, "gnn") not in by or (net, "xgb") not in by:
+        if (net, "xgb") not in by:
             continue
         xgb_runs = by[(net, "xgb")]
         xgb_final = np.median([estimate_at(r["curve"], r["trials"]) for r in xgb_runs])
@@ -473,18 +491,19 @@ def summarize(logs: list[dict], budgets: list[int], h2h: dict | None = None) -> 
         if not math.isfinite(xgb_final):
             out.append(f"- {net}: XGBModel had not measured every task after {xgb_trials} trials.")
             continue
-        gnn_runs = by[(net, "gnn")]
-        got = [trials_to_reach(r["curve"], xgb_final) for r in gnn_runs]
-        text = ", ".join(
-            f"not reached in its {r['trials']} trials"
-            if g is None
-            else f"reached after {g} trials ({g / xgb_trials:.0%})"
-            for g, r in zip(got, gnn_runs)
-        )
-        out.append(
-            f"- {net}: XGBModel's final estimate {xgb_final * 1e3:.3f} ms after "
-            f"{xgb_trials} trials; by GNNModel, per seed: {text}."
-        )
+        for model in (m for m in models if m != "xgb" and (net, m) in by):
+            runs = sorted(by[(net, model)], key=lambda r: r["seed"])
+            got = [trials_to_reach(r["curve"], xgb_final) for r in runs]
+            text = ", ".join(
+                f"seed {r['seed']} not in its {r['trials']} trials"
+                if g is None
+                else f"seed {r['seed']} after {g} trials ({g / xgb_trials:.0%})"
+                for g, r in zip(got, runs)
+            )
+            out.append(
+                f"- {net}: XGBModel's final estimate (median over seeds) {xgb_final * 1e3:.3f} ms "
+                f"after {xgb_trials} trials; reached by {model}: {text}."
+            )
     if spreads:
         out.append(
             f"- Noise: the timed runs of one compiled network spread by at most "
@@ -523,6 +542,7 @@ def plot(logs: list[dict], path: Path) -> None:
     fig, axes = plt.subplots(len(nets), 2, figsize=(10, 3.2 * len(nets)), squeeze=False)
     colors = {
         "gnn": "tab:blue",
+        "gnn-head": "tab:green",
         "xgb": "tab:orange",
         "xgb-pretrained": "tab:red",
         "random": "tab:gray",

@@ -467,3 +467,26 @@ def test_graph_reach_counts_hops_along_the_tree_and_through_def_use_edges():
     summary = bench.summarize([reach, reach])
     assert summary["graphs"] == 2 and summary["outer_within_3"] == 1.0
     assert "| training | 2 | 6 / 6 / 6 | 5 / 5 / 5 |" in bench.table({"training": summary})
+
+
+def test_the_head_to_head_table_gives_each_seeds_ratio_and_their_median():
+    """Each GNN seed is read against XGBModel's network of the same seed, timed in the same
+    rounds; the median is over those per-seed ratios, and a seed XGBModel lacks is left out."""
+    bench = _script("tune_networks")
+    times = {
+        "gnn/seed0": [1.0, 1.0, 3.0],  # median 1.0 against 2.0
+        "gnn/seed1": [2.0, 2.0, 2.0],  # 2.0 against 1.0
+        "gnn/seed2": [0.5, 0.5, 0.5],  # 0.5 against 2.0
+        "gnn/seed3": [9.0, 9.0, 9.0],  # no xgb seed 3
+        "xgb/seed0": [2.0, 2.0, 2.0],
+        "xgb/seed1": [1.0, 1.0, 1.0],
+        "xgb/seed2": [2.0, 2.0, 1.0],
+    }
+    pairs = bench.seed_ratios(times, "gnn")
+    assert pairs == {0: (0.5, 2, 3), 1: (2.0, 0, 3), 2: (0.25, 3, 3)}
+    rows = bench.head_to_head_table({"resnet18": {"budget": 480, "rounds": 3, "times": times}})
+    gnn = next(r for r in rows if "| gnn |" in r)
+    assert "0.500x (seed 0), 2.000x (seed 1), 0.250x (seed 2)" in gnn
+    assert "**0.500x**" in gnn and "2 of 3, 0 of 3, 3 of 3" in gnn
+    xgb = next(r for r in rows if "| xgb |" in r)
+    assert xgb.endswith("| - | - | - |")
