@@ -7,6 +7,9 @@ from tvm.s_tir import meta_schedule as ms
 
 from . import COST_MODELS
 
+#: the names that build GNNModel, with what each sets beyond the weights and the seed
+GNN_KINDS = {"gnn": {}, "gnn-head": {"online": "head"}, "gnn+xgb": {"ensemble": "xgb"}}
+
 
 def make_cost_model(
     kind, *, seed: int = 0, checkpoint=None, num_tuning_cores: int | None = None, data="data"
@@ -26,18 +29,10 @@ def make_cost_model(
         from .baselines import pretrained_xgb
 
         return pretrained_xgb(data, checkpoint=checkpoint, seed=seed)
-    if kind == "gnn":
+    if kind in GNN_KINDS:
         from .gnn import GNNModel
 
-        return GNNModel(checkpoint=checkpoint, seed=seed)
-    if kind == "gnn-head":
-        from .gnn import GNNModel
-
-        return GNNModel(checkpoint=checkpoint, seed=seed, online="head")
-    if kind == "gnn+xgb":
-        from .gnn import GNNModel
-
-        return GNNModel(checkpoint=checkpoint, seed=seed, ensemble="xgb")
+        return GNNModel(checkpoint=checkpoint, seed=seed, **GNN_KINDS[kind])
     if kind == "xgb":
         import os
 
