@@ -41,9 +41,14 @@ fixed so that a network collected later does not change the tasks), into their o
 variants ``gnn+xgb`` (the GNN blended with an XGBModel that learns during the search),
 ``gnn-long`` (a longer online update) and ``gnn-head`` (an online update of the head alone,
 ``GNNModel(online="head")``). ``gnn+xgb`` spends about 40% of wall-clock in the cost model, over
-the 10% limit, so the development runs left it after six tasks::
+the 10% limit, so the development runs left it after six tasks, and ``gnn-long`` and XGBModel
+after seed 0 of every task (the choice reads ``gnn-head`` against ``gnn`` alone). A report of
+other models than a section's usual ones goes to its own ``--section`` (and plot and numbers);
+without XGBModel it has the variants' table and no plot::
 
     .venv/bin/python benchmarks/tune_tasks.py --set dev --models gnn xgb gnn-long gnn-head
+    .venv/bin/python benchmarks/tune_tasks.py --report-only --set dev --models gnn gnn-head \\
+        --section tune-tasks-dev-choice
 """
 
 from __future__ import annotations
@@ -473,6 +478,35 @@ def _ratio_table(heading: str, ratios: dict, ref: str, res: dict) -> list[str]:
     return lines
 
 
+def _model_table(res: dict) -> list[str]:
+    """A row per model: how soon it reaches XGBModel's final best (when XGBModel was tuned), what
+    its search gained after the first budget and in the last round, its cost-model share."""
+    budgets, final = res["budgets"], max(res["budgets"])
+    to_xgb = res.get("trials_to_xgb_final")
+    head = ["model"]
+    if to_xgb:
+        head += [f"trials to reach XGBModel's {final}-trial best (median over tasks x seeds)"]
+        head += ["reached in"]
+    head += [
+        f"its own best at {min(budgets)} trials / at {final}",
+        f"at {final - PER_ROUND} / at {final} (the last round)",
+        "cost model share of tuning wall-clock",
+    ]
+    lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
+    for m in res["models"]:
+        cells = [m]
+        if to_xgb:
+            t = to_xgb[m]
+            cells += [_median_trials(t, final), f"{t['reached']} / {t['runs']} runs"]
+        cells += [
+            f"{res['gain_after_first'][m]:.3f}",
+            f"{res['gain_last_round'][m]:.3f}",
+            f"{res['cost_model_share'][m]:.1%}",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
 def render(res: dict, command: str, plot_name: str | None) -> str:
     if not res["tasks"]:
         return "No task has finished runs of every model yet.\n"
@@ -484,34 +518,24 @@ def render(res: dict, command: str, plot_name: str | None) -> str:
         + ".",
         "",
     ]
-    lines += _ratio_table(
-        "GNN / XGBModel best latency (geometric mean over tasks)", res["ratios"], "xgb", res
-    )
+    tables = []
+    if res["ratios"]:
+        tables.append(
+            _ratio_table(
+                "GNN / XGBModel best latency (geometric mean over tasks)", res["ratios"], "xgb", res
+            )
+        )
     if res.get("ratios_gnn"):
-        lines.append("")
-        lines += _ratio_table(
-            "each GNN variant / the shipped GNN, same seeds", res["ratios_gnn"], "gnn", res
+        tables.append(
+            _ratio_table(
+                "each GNN variant / the shipped GNN, same seeds", res["ratios_gnn"], "gnn", res
+            )
         )
-    lines += [
-        "",
-        "(95% bootstrap interval: tasks resampled, and seeds within each task.)",
-        "",
-    ]
-    final = max(budgets)
-    lines += [
-        f"| model | trials to reach XGBModel's {final}-trial best (median over tasks x seeds) | "
-        f"reached in | its own best at {min(budgets)} trials / at {final} | "
-        f"at {final - PER_ROUND} / at {final} (the last round) | "
-        "cost model share of tuning wall-clock |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
-    for m in models:
-        t = res["trials_to_xgb_final"][m]
-        lines.append(
-            f"| {m} | {_median_trials(t, final)} | {t['reached']} / {t['runs']} runs | "
-            f"{res['gain_after_first'][m]:.3f} | {res['gain_last_round'][m]:.3f} | "
-            f"{res['cost_model_share'][m]:.1%} |"
-        )
+    for table in tables:
+        lines += table + [""]
+    if tables:
+        lines += ["(95% bootstrap interval: tasks resampled, and seeds within each task.)", ""]
+    lines += _model_table(res)
     lines += [
         "",
         "| task | kind | " + " | ".join(f"{m} @{b} (ms)" for b in budgets for m in models) + " |",
@@ -658,7 +682,13 @@ def parse(argv=None) -> argparse.Namespace:
     p.add_argument("--list", action="store_true", help="print the selected tasks and exit")
     p.add_argument("--report-only", action="store_true", help="rebuild the report, tune nothing")
     p.add_argument("--doc", type=Path, default=ROOT / "docs" / "tuning.md")
-    p.add_argument("--json", type=Path, default=None, help="numbers (default: per --set)")
+    p.add_argument(
+        "--section",
+        default=None,
+        help="the report's generated section in --doc, which also names its plot and numbers "
+        "(default: tune-tasks, or tune-tasks-dev with --set dev)",
+    )
+    p.add_argument("--json", type=Path, default=None, help="numbers (default: per --section)")
     return p.parse_args(argv)
 
 
@@ -675,7 +705,8 @@ def main(argv=None) -> int:
     here = hardware_name(target_from("llvm", args.num_cores))
     suffix = "" if args.set == "held-out" else f"-{args.set}"
     runs = args.runs or ROOT / "benchmarks" / "tuning-runs" / here / f"tasks{suffix}"
-    json_path = args.json or ROOT / f"benchmarks/results/tune_tasks{suffix.replace('-', '_')}.json"
+    section = args.section or SECTION + suffix
+    json_path = args.json or ROOT / "benchmarks" / "results" / f"{section.replace('-', '_')}.json"
     provenance = weights_provenance("gnn", args.checkpoint)
     digest = provenance["sha256"]
     if not args.report_only:
@@ -701,7 +732,7 @@ def main(argv=None) -> int:
                 for model in args.models:
                     tune_one(args, task, model, seed, runs, digest)
     res = summarize(read_runs(runs, digest), args.trials, args.models)
-    plot_path = args.doc.parent / f"tuning-tasks{suffix}.png"
+    plot_path = args.doc.parent / f"tuning-{section.removeprefix('tune-')}.png"
     if res["curves"]:
         plot(res, plot_path)
     command = "python benchmarks/tune_tasks.py --report-only"
@@ -709,9 +740,11 @@ def main(argv=None) -> int:
         command += f" --set {args.set}"
     if tuple(args.models) != DEFAULT_MODELS:
         command += " --models " + " ".join(args.models)
+    if args.section:
+        command += f" --section {args.section}"
     text = render(res, command, plot_path.name if res["curves"] else None)
     print(text)
-    report.write_section(args.doc, SECTION + suffix, text)
+    report.write_section(args.doc, section, text)
     if not suffix:  # the targets are the held-out networks'
         targets = render_targets(res, args.count, len(SEEDS))
         print(targets)

@@ -295,7 +295,7 @@ def _task_run(runs: Path, task: str, model: str, seed: int, curve, weights="w1")
         "wall_seconds": 10.0,
         "tuning_seconds": 8.0,
         "cost_model_seconds": 0.8 if model == "gnn" else 0.4,
-        "weights": weights if model in ("gnn", "gnn+xgb") else None,
+        "weights": weights if model.startswith("gnn") else None,
         "machine": "test CPU, 2 cores",
         "day": "2026-11-25",
     }
@@ -369,6 +369,40 @@ def test_tune_tasks_reports_an_opt_in_model_only_when_asked(tmp_path):
     text = bench.render(both, "cmd", None)
     assert "| gnn+xgb / xgb | **0.500**" in text and "| gnn+xgb / gnn | **0.500**" in text
     assert "/ gnn |" not in bench.render(plain, "cmd", None)  # no variant, no table
+
+
+def test_tune_tasks_reports_a_variant_against_the_gnn_without_xgbmodel(tmp_path):
+    """The choice tunes no XGBModel: its report has the variants' table and the models' table
+    without the columns that need XGBModel's best, no plot, and goes to its own --section."""
+    from tvm_gnn import report
+    from tvm_gnn.tune.network import weights_provenance
+
+    bench = _script("tune_tasks")
+    runs, digest = tmp_path / "runs", weights_provenance("gnn")["sha256"]
+    curve = np.linspace(2.0, 1.0, 128)
+    for task in ("a", "b"):
+        for seed in (0, 1):
+            _task_run(runs, task, "gnn", seed, curve, weights=digest)
+            _task_run(runs, task, "gnn-head", seed, 0.9 * curve, weights=digest)
+    _task_run(runs, "a", "xgb", 0, curve)  # XGBModel of one seed does not narrow the choice
+    res = bench.summarize(bench.read_runs(runs, digest), 128, ("gnn", "gnn-head"))
+    assert res["seeds"] == {"a": [0, 1], "b": [0, 1]}
+    assert not res["ratios"] and not res["curves"]
+    assert res["ratios_gnn"]["gnn-head@128"]["ratio"] == pytest.approx(0.9)
+    text = bench.render(res, "cmd", None)
+    assert "| gnn-head / gnn | **0.900** [0.900, 0.900]" in text and "XGBModel" not in text
+    # best at 32 / at 128, at 112 / at 128 for the linear curve; cost share 0.4 s of 8
+    assert "| gnn-head | 1.756 | 1.126 | 5.0% |" in text
+    doc, numbers = tmp_path / "tuning.md", tmp_path / "choice.json"
+    doc.write_text("# Tuning\n")
+    argv = ["--report-only", "--set", "dev", "--models", "gnn", "gnn-head", "--runs", str(runs)]
+    argv += ["--doc", str(doc), "--section", "tune-tasks-dev-choice", "--json", str(numbers)]
+    assert bench.main(argv) == 0
+    section = report.read_section(doc, "tune-tasks-dev-choice")
+    assert "--models gnn gnn-head --section tune-tasks-dev-choice`" in section
+    assert report.read_section(doc, "tune-tasks-dev") is None
+    assert json.loads(numbers.read_text())["tasks"] == ["a", "b"]
+    assert not list(tmp_path.glob("*.png"))
 
 
 def test_tune_tasks_gnn_long_is_the_shipped_gnn_with_a_longer_online_update():
