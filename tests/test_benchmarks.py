@@ -524,3 +524,46 @@ def test_the_head_to_head_table_gives_each_seeds_ratio_and_their_median():
     assert "**0.500x**" in gnn and "2 of 3, 0 of 3, 3 of 3" in gnn
     xgb = next(r for r in rows if "| xgb |" in r)
     assert xgb.endswith("| - | - | - |")
+
+
+def test_network_seeds_reads_each_network_against_the_targets_from_the_archive(tmp_path):
+    """The committed Intel Xeon runs (one seed per network, the weights named `shipped`): the table
+    gives each ratio, the rounds, the trials to XGBModel's final estimate and the verdicts."""
+    doc, numbers = tmp_path / "tuning.md", tmp_path / "seeds.json"
+    _script("network_seeds").main(
+        [
+            "--weights-name", "shipped",
+            "--archive", str(ROOT / "benchmarks/tuning-runs/llvm-intel-r-xeon-r-processor-2c"),
+            "--plan", "resnet18:480:1", "mobilenet_v2:1000:1", "inception_v3:1500:1",
+            "--doc", str(doc), "--json", str(numbers),
+        ]
+    )  # fmt: skip
+    text = doc.read_text()
+    assert "<!-- begin tune-networks-seeds-shipped" in text
+    assert (
+        "| resnet18 | 480 | 1 of 1 | 0.824x (20 of 20) | **0.824x** [0.824, 0.824] | 234 |" in text
+    )
+    assert "| inception_v3 | 1500 | 1 of 1 | 1.038x (0 of 20) |" in text
+    assert "| median head-to-head ratio <= 0.95 | met | missed | missed |" in text
+    reach = "| XGBModel's final estimate reached in <= 1/3 of the trials (median) |"
+    assert f"{reach} missed | met | missed |" in text
+    rows = json.loads(numbers.read_text())["networks"]
+    assert rows[2]["seeds"]["0"]["trials_to_xgb_final"] is None  # never reached
+    assert rows[1]["seeds"]["0"]["trials_to_xgb_final"] == 274
+
+
+def test_network_seeds_says_pending_until_every_planned_seed_is_timed(tmp_path, capsys):
+    seeds = _script("network_seeds")
+    seeds.main(
+        [
+            "--weights-name", "shipped",
+            "--archive", str(ROOT / "benchmarks/tuning-runs/llvm-intel-r-xeon-r-processor-2c"),
+            "--plan", "resnet18:480:3", "alexnet:480:2", "--no-write",
+        ]
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert "| resnet18 | 480 | 1 of 3 |" in out
+    assert "pending (1 of 3 seeds; so far met)" in out
+    assert "| alexnet | 480 | 0 of 2 | not tuned yet |" in out
+    with pytest.raises(SystemExit):
+        seeds.main(["--weights-name", "shipped", "--plan", "resnet18-480", "--no-write"])

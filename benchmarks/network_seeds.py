@@ -1,0 +1,234 @@
+# Licensed under the Apache License, Version 2.0.
+"""The per-network seed table: each network's head-to-head ratio per seed, read against the
+targets, from the runs ``tune_networks.py`` archived (it tunes nothing and times nothing).
+
+For every network of the plan (``NETWORK:TRIALS:SEEDS``; default the three networks, budgets
+and seed counts of issue 29), it reads the GNN's runs from ``ARCHIVE-NAME`` (``--weights-name``)
+and XGBModel's from ``ARCHIVE``, as ``tune_networks.py --weights-name NAME`` keeps them, and
+the head-to-head timing of the network's runs (``ARCHIVE-NAME/<network>/head_to_head.json``).
+Only seeds that are in that timing count. Per network it gives:
+
+- the GNN's network over XGBModel's of the same seed, timed in turn (median over rounds), per
+  seed, with the rounds the GNN was faster, and the median over seeds with their range;
+- per seed, the trials after which the GNN's estimate reached XGBModel's final estimate (median
+  over XGBModel's seeds, as ``tune_networks.py`` reads it), and the median over seeds;
+- the cost model's share of tuning wall-clock (median over the GNN's runs);
+- the verdict against the targets (median ratio <= 0.95; reached in <= 1/3 of the trials;
+  cost model <= 10%), ``pending`` while a network has fewer seeds than planned.
+
+The table goes to ``docs/tuning.md`` (section ``tune-networks-seeds-NAME``, in "Status now")
+and its numbers to ``benchmarks/results/tune_networks_seeds_NAME.json``::
+
+    .venv/bin/python benchmarks/network_seeds.py --weights-name relational
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from tvm_gnn import atomic, report
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAN = ("resnet18:480:3", "mobilenet_v2:1000:3", "inception_v3:1500:2")
+RATIO_TARGET = 0.95
+REACH_TARGET = 1 / 3
+SHARE_TARGET = 0.10
+
+
+def _tune_networks():
+    spec = importlib.util.spec_from_file_location(
+        "tune_networks", Path(__file__).with_name("tune_networks.py")
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _logs(folder: Path, net: str, model: str) -> dict[int, dict]:
+    out = {}
+    for path in sorted((folder / net / model).glob("seed*/tune_log.json")):
+        log = json.loads(path.read_text())
+        out[int(log["seed"])] = log
+    return out
+
+
+def network_row(archive: Path, name: str, net: str, trials: int, planned: int) -> dict:
+    """One network's numbers (``seeds`` empty when no head-to-head timing is archived)."""
+    tn = _tune_networks()
+    weighted = Path(f"{archive}-{name}")
+    h2h_path = weighted / net / "head_to_head.json"
+    row = {"network": net, "trials": trials, "seeds_planned": planned, "seeds": {}}
+    if not h2h_path.exists():
+        return row
+    h2h = json.loads(h2h_path.read_text())
+    if h2h["budget"] != trials:
+        raise SystemExit(
+            f"{h2h_path} timed the networks after {h2h['budget']} trials, not {trials}"
+        )
+    gnn, xgb = _logs(weighted, net, "gnn"), _logs(archive, net, "xgb")
+    ratios = tn.seed_ratios(h2h["times"], "gnn")
+    finals = [tn.estimate_at(xgb[s]["curve"], xgb[s]["trials"]) for s in ratios if s in xgb]
+    xgb_final = float(np.median(finals)) if finals else math.nan
+    for seed, (ratio, wins, rounds) in ratios.items():
+        log = gnn.get(seed)
+        reach = tn.trials_to_reach(log["curve"], xgb_final) if log else None
+        row["seeds"][seed] = {
+            "ratio": ratio,
+            "rounds_faster": wins,
+            "rounds": rounds,
+            "trials_to_xgb_final": reach,
+            "cost_model_share": tn.cost_model_share(log) if log else None,
+            "xgb_cost_model_share": tn.cost_model_share(xgb[seed]) if seed in xgb else None,
+        }
+    row["xgb_final_estimate_ms"] = xgb_final * 1e3
+    row["machine"] = h2h.get("cpu")
+    row["cores"] = next((lg.get("cpu_count") for lg in gnn.values()), None)
+    return row
+
+
+def _median_reach(reach: list[int | None], trials: int) -> float:
+    """Median trials to reach, a run that never reached it counted as past its budget."""
+    return float(np.median([trials + 1 if r is None else r for r in reach]))
+
+
+def verdicts(row: dict) -> dict[str, str]:
+    seeds = row["seeds"]
+    if not seeds:
+        return dict.fromkeys(("ratio", "reach", "share"), "not tuned yet")
+    full = len(seeds) >= row["seeds_planned"]
+    ratio = float(np.median([s["ratio"] for s in seeds.values()]))
+    reach = _median_reach([s["trials_to_xgb_final"] for s in seeds.values()], row["trials"])
+    shares = [s["cost_model_share"] for s in seeds.values() if s["cost_model_share"] is not None]
+    share = float(np.median(shares)) if shares else math.nan
+
+    def read(ok: bool) -> str:
+        return (
+            ("met" if ok else "missed")
+            if full
+            else (
+                f"pending ({len(seeds)} of {row['seeds_planned']} seeds; so far "
+                + ("met" if ok else "missed")
+                + ")"
+            )
+        )
+
+    return {
+        "ratio": read(ratio <= RATIO_TARGET),
+        "reach": read(reach <= REACH_TARGET * row["trials"]),
+        "share": read(share <= SHARE_TARGET),
+    }
+
+
+def table(rows: list[dict], command: str) -> str:
+    machines = sorted({f"{r['machine']}, {r['cores']} cores" for r in rows if r.get("machine")})
+    out = [
+        f"{'; '.join(machines) or 'no runs yet'}; `{command}`.",
+        "",
+        "| network | trials | seeds | GNN / XGBModel head to head, per seed (rounds GNN faster) "
+        "| median over seeds [range] | trials to XGBModel's final estimate, per seed | median "
+        "| GNN cost-model share |",
+        "|---|---:|---:|---|---:|---|---:|---:|",
+    ]
+    for r in rows:
+        seeds = r["seeds"]
+        if not seeds:
+            out.append(
+                f"| {r['network']} | {r['trials']} | 0 of {r['seeds_planned']} | "
+                "not tuned yet | - | - | - | - |"
+            )
+            continue
+        ratios = [s["ratio"] for s in seeds.values()]
+        each = ", ".join(
+            f"{s['ratio']:.3f}x ({s['rounds_faster']} of {s['rounds']})" for s in seeds.values()
+        )
+        reach = [s["trials_to_xgb_final"] for s in seeds.values()]
+        reach_each = ", ".join("not reached" if x is None else str(x) for x in reach)
+        med_reach = _median_reach(reach, r["trials"])
+        med_text = (
+            "not reached"
+            if med_reach > r["trials"]
+            else f"{med_reach:.0f} ({med_reach / r['trials']:.0%})"
+        )
+        shares = [
+            s["cost_model_share"] for s in seeds.values() if s["cost_model_share"] is not None
+        ]
+        out.append(
+            f"| {r['network']} | {r['trials']} | {len(seeds)} of {r['seeds_planned']} | {each} | "
+            f"**{np.median(ratios):.3f}x** [{min(ratios):.3f}, {max(ratios):.3f}] | "
+            f"{reach_each} | {med_text} | {np.median(shares):.1%} |"
+        )
+    out += ["", "| target | " + " | ".join(r["network"] for r in rows) + " |"]
+    out.append("|---|" + "---|" * len(rows))
+    labels = {
+        "ratio": f"median head-to-head ratio <= {RATIO_TARGET}",
+        "reach": "XGBModel's final estimate reached in <= 1/3 of the trials (median)",
+        "share": f"cost model <= {SHARE_TARGET:.0%} of tuning wall-clock",
+    }
+    got = [verdicts(r) for r in rows]
+    for key, label in labels.items():
+        out.append(f"| {label} | " + " | ".join(v[key] for v in got) + " |")
+    return "\n".join(out)
+
+
+def parse_plan(items: list[str], error) -> list[tuple[str, int, int]]:
+    plan = []
+    for item in items:
+        parts = item.split(":")
+        if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
+            error(f"--plan {item!r}: write NETWORK:TRIALS:SEEDS, e.g. resnet18:480:3")
+        plan.append((parts[0], int(parts[1]), int(parts[2])))
+    return plan
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--weights-name", required=True, help="the GNN runs' --weights-name")
+    p.add_argument(
+        "--archive",
+        default=None,
+        help="XGBModel's archive, as tune_networks.py keeps it (default: "
+        "benchmarks/tuning-runs/HARDWARE of this machine); the GNN's is ARCHIVE-NAME",
+    )
+    p.add_argument("--plan", nargs="+", default=list(PLAN), help="NETWORK:TRIALS:SEEDS ...")
+    p.add_argument("--doc", default=str(ROOT / "docs" / "tuning.md"))
+    p.add_argument(
+        "--json",
+        default=None,
+        help="where the numbers go (default: benchmarks/results/tune_networks_seeds_NAME.json)",
+    )
+    p.add_argument("--no-write", action="store_true", help="print, do not touch docs/")
+    args = p.parse_args(argv)
+    plan = parse_plan(args.plan, p.error)
+    if args.archive is None:
+        from tvm_gnn.measure.hardware import hardware_name
+        from tvm_gnn.measure.sampling import target_from
+
+        archive = ROOT / "benchmarks" / "tuning-runs" / hardware_name(target_from("llvm", None))
+    else:
+        archive = Path(args.archive)
+    if not archive.is_dir():
+        p.error(f"--archive {archive}: no such folder")
+    shown = archive.resolve()
+    shown = shown.relative_to(ROOT) if shown.is_relative_to(ROOT) else shown
+    command = (
+        f".venv/bin/python benchmarks/network_seeds.py --weights-name {args.weights_name} "
+        f"--archive {shown}" + ("" if args.plan == list(PLAN) else f" --plan {' '.join(args.plan)}")
+    )
+    rows = [network_row(archive, args.weights_name, *item) for item in plan]
+    body = table(rows, command)
+    print(body)
+    if not args.no_write:
+        name = f"tune-networks-seeds-{args.weights_name}"
+        report.write_section(args.doc, name, body, title="Tuning")
+        out = args.json or ROOT / "benchmarks" / "results" / f"{name.replace('-', '_')}.json"
+        atomic.write_json(out, {"command": command, "networks": rows})
+
+
+if __name__ == "__main__":
+    main()
