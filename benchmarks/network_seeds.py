@@ -11,10 +11,16 @@ Only seeds that are in that timing count. Per network it gives:
 - the GNN's network over XGBModel's of the same seed, timed in turn (median over rounds), per
   seed, with the rounds the GNN was faster, and the median over seeds with their range;
 - per seed, the trials after which the GNN's estimate reached XGBModel's final estimate (median
-  over XGBModel's seeds, as ``tune_networks.py`` reads it), and the median over seeds;
+  over XGBModel's seeds, as ``tune_networks.py`` reads it), and the median over seeds. The
+  estimate exists only once every task has a measured candidate (the task scheduler's first
+  pass), so no cost model reaches it sooner: the table says where that floor was the answer;
 - the cost model's share of tuning wall-clock (median over the GNN's runs);
 - the verdict against the targets (median ratio <= 0.95; reached in <= 1/3 of the trials;
-  cost model <= 10%), ``pending`` while a network has fewer seeds than planned.
+  cost model <= 10%), ``pending`` while a network has fewer seeds than planned;
+- where the GNN's schedules win and lose: per task, the weighted gap between the GNN's best and
+  XGBModel's after the full budget, read from the runs' databases. The databases key tasks by
+  workload hash; their names and weights are extracted with TVM once per network and kept in
+  ``ARCHIVE-NAME/<network>/tasks.json``.
 
 The table goes to ``docs/tuning.md`` (section ``tune-networks-seeds-NAME``, in "Status now")
 and its numbers to ``benchmarks/results/tune_networks_seeds_NAME.json``::
@@ -58,6 +64,85 @@ def _logs(folder: Path, net: str, model: str) -> dict[int, dict]:
     return out
 
 
+def task_map(folder: Path, net: str, target: str) -> dict[str, dict]:
+    """``{workload hash: {"name", "weight"}}`` of ``net``'s tuning tasks, as the runs' databases
+    key them; extracted with TVM once and kept in ``folder/<net>/tasks.json``."""
+    path = folder / net / "tasks.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    import tvm
+    from tvm.s_tir.meta_schedule.database import Workload
+
+    from tvm_gnn.measure.networks import extract_tasks
+
+    out = {
+        # the hash as a JSON database writes it
+        str(Workload(t.dispatched[0]).as_json()[0]): {
+            "name": t.task_name,
+            "weight": float(t.weight),
+        }
+        for t in extract_tasks(net, tvm.target.Target(target))
+    }
+    atomic.write_json(path, out)
+    return out
+
+
+def best_per_task(work_dir: Path, trials: int) -> tuple[dict[str, float], dict[str, int]]:
+    """Each workload's best measured latency (s) in a run's first ``trials`` records, and how many
+    of them it got; workloads keyed by hash, as in :func:`task_map`."""
+    import gzip
+
+    from tvm_gnn.costs import run_cost
+
+    def lines(name: str) -> list[str]:
+        plain = work_dir / name
+        text = plain.read_text() if plain.exists() else gzip.open(f"{plain}.gz", "rt").read()
+        return [ln for ln in text.splitlines() if ln.strip()]
+
+    hashes = [json.loads(ln)[0] for ln in lines("database_workload.json")]
+    best: dict[str, float] = {}
+    spent: dict[str, int] = {}
+    for ln in lines("database_tuning_record.json")[:trials]:
+        index, record = json.loads(ln)
+        key = hashes[index]
+        spent[key] = spent.get(key, 0) + 1
+        cost = run_cost(record[1])
+        if cost is not None and cost < best.get(key, math.inf):
+            best[key] = cost
+    return best, spent
+
+
+def task_gaps(archive: Path, name: str, net: str, trials: int, seeds: list[int]) -> dict:
+    """Where the GNN's schedules win and lose against XGBModel's after ``trials``: per task, the
+    weighted gap (weight x (GNN's best - XGBModel's best of the same seed), ms; median over
+    ``seeds``) and each model's trials on it (median over seeds)."""
+    weighted = Path(f"{archive}-{name}")
+    per_task: dict[str, dict[str, list]] = {}
+    for seed in seeds:
+        gnn_dir = weighted / net / "gnn" / f"seed{seed}"
+        xgb_dir = archive / net / "xgb" / f"seed{seed}"
+        target = json.loads((gnn_dir / "tune_log.json").read_text())["target"]
+        tasks = task_map(weighted, net, target)
+        (mine, mine_spent), (theirs, theirs_spent) = (
+            best_per_task(gnn_dir, trials),
+            best_per_task(xgb_dir, trials),
+        )
+        for key, task in tasks.items():
+            row = per_task.setdefault(task["name"], {"gap_ms": [], "gnn": [], "xgb": []})
+            gap = task["weight"] * (mine.get(key, math.nan) - theirs.get(key, math.nan)) * 1e3
+            row["gap_ms"].append(gap)
+            row["gnn"].append(mine_spent.get(key, 0))
+            row["xgb"].append(theirs_spent.get(key, 0))
+    return {
+        task: {
+            "gap_ms": float(np.median(v["gap_ms"])),
+            "gnn_trials": float(np.median(v["gnn"])),
+            "xgb_trials": float(np.median(v["xgb"])),
+        }
+        for task, v in per_task.items()
+    }
+
+
 def network_row(archive: Path, name: str, net: str, trials: int, planned: int) -> dict:
     """One network's numbers (``seeds`` empty when no head-to-head timing is archived)."""
     tn = _tune_networks()
@@ -83,13 +168,21 @@ def network_row(archive: Path, name: str, net: str, trials: int, planned: int) -
             "rounds_faster": wins,
             "rounds": rounds,
             "trials_to_xgb_final": reach,
+            # before every task has a measured candidate there is no estimate to compare
+            "first_estimate": first_estimate(log["curve"]) if log else None,
             "cost_model_share": tn.cost_model_share(log) if log else None,
             "xgb_cost_model_share": tn.cost_model_share(xgb[seed]) if seed in xgb else None,
         }
     row["xgb_final_estimate_ms"] = xgb_final * 1e3
+    row["tasks"] = task_gaps(archive, name, net, trials, [s for s in ratios if s in gnn])
     row["machine"] = h2h.get("cpu")
     row["cores"] = next((lg.get("cpu_count") for lg in gnn.values()), None)
     return row
+
+
+def first_estimate(curve: list[dict]) -> int | None:
+    """The first trial count with an estimate: the task scheduler's first pass is over."""
+    return next((p["trials"] for p in curve if p["estimated_latency_s"] is not None), None)
 
 
 def _median_reach(reach: list[int | None], trials: int) -> float:
@@ -118,9 +211,16 @@ def verdicts(row: dict) -> dict[str, str]:
             )
         )
 
+    floor = float(np.median([s["first_estimate"] or math.nan for s in seeds.values()]))
+    reach_text = read(reach <= REACH_TARGET * row["trials"])
+    if reach > REACH_TARGET * row["trials"] and reach == floor:
+        reach_text += (
+            f": reached at the first estimate, which exists only from trial {floor:.0f} "
+            f"({floor / row['trials']:.0%})"
+        )
     return {
         "ratio": read(ratio <= RATIO_TARGET),
-        "reach": read(reach <= REACH_TARGET * row["trials"]),
+        "reach": reach_text,
         "share": read(share <= SHARE_TARGET),
     }
 
@@ -148,7 +248,14 @@ def table(rows: list[dict], command: str) -> str:
             f"{s['ratio']:.3f}x ({s['rounds_faster']} of {s['rounds']})" for s in seeds.values()
         )
         reach = [s["trials_to_xgb_final"] for s in seeds.values()]
-        reach_each = ", ".join("not reached" if x is None else str(x) for x in reach)
+        reach_each = ", ".join(
+            "not reached"
+            if x is None
+            else f"{x} (the first estimate)"
+            if x == s["first_estimate"]
+            else str(x)
+            for x, s in zip(reach, seeds.values())
+        )
         med_reach = _median_reach(reach, r["trials"])
         med_text = (
             "not reached"
@@ -173,7 +280,35 @@ def table(rows: list[dict], command: str) -> str:
     got = [verdicts(r) for r in rows]
     for key, label in labels.items():
         out.append(f"| {label} | " + " | ".join(v[key] for v in got) + " |")
+    lines = [line for r in rows if r["seeds"] for line in [where(r)]]
+    if lines:
+        out += [
+            "",
+            "Where the GNN's schedules win and lose, after the full budget (per task: weight x "
+            "(the GNN's best - XGBModel's best of the same seed), ms, median over seeds; the "
+            "trials each model gave the task in brackets, GNN / XGBModel):",
+            "",
+            *lines,
+        ]
     return "\n".join(out)
+
+
+def where(row: dict, top: int = 3) -> str:
+    tasks = sorted(row["tasks"].items(), key=lambda kv: kv[1]["gap_ms"])
+
+    def cell(item) -> str:
+        task, v = item
+        return f"`{task}` {v['gap_ms']:+.2f} ({v['gnn_trials']:.0f} / {v['xgb_trials']:.0f})"
+
+    net = sum(v["gap_ms"] for _, v in tasks)
+    return (
+        f"- {row['network']}: in all {net:+.2f} ms against XGBModel's estimate of "
+        f"{row['xgb_final_estimate_ms']:.2f} ms. Behind most on "
+        + ", ".join(cell(t) for t in reversed(tasks[-top:]) if t[1]["gap_ms"] > 0)
+        + "; ahead most on "
+        + ", ".join(cell(t) for t in tasks[:top] if t[1]["gap_ms"] < 0)
+        + "."
+    )
 
 
 def parse_plan(items: list[str], error) -> list[tuple[str, int, int]]:

@@ -540,13 +540,17 @@ def test_network_seeds_reads_each_network_against_the_targets_from_the_archive(t
     )  # fmt: skip
     text = doc.read_text()
     assert "<!-- begin tune-networks-seeds-shipped" in text
-    assert (
-        "| resnet18 | 480 | 1 of 1 | 0.824x (20 of 20) | **0.824x** [0.824, 0.824] | 234 |" in text
-    )
+    first = "| 0.824x (20 of 20) | **0.824x** [0.824, 0.824] | 234 (the first estimate) |"
+    assert f"| resnet18 | 480 | 1 of 1 {first}" in text
     assert "| inception_v3 | 1500 | 1 of 1 | 1.038x (0 of 20) |" in text
     assert "| median head-to-head ratio <= 0.95 | met | missed | missed |" in text
     reach = "| XGBModel's final estimate reached in <= 1/3 of the trials (median) |"
-    assert f"{reach} missed | met | missed |" in text
+    assert f"{reach} missed: reached at the first estimate, which exists only from trial 234 " \
+        "(49%) | met | missed |" in text  # fmt: skip
+    # Inception v3's loss is in its 3x3 convolutions, as in the per-task benchmark
+    behind = "`fused_conv2d2_subtract2_divide2_multiply2_add4` +5.98 (104 / 112)"
+    assert "- inception_v3: in all +1.39 ms against XGBModel's estimate of 329.70 ms. Behind " \
+        f"most on {behind}" in text  # fmt: skip
     rows = json.loads(numbers.read_text())["networks"]
     assert rows[2]["seeds"]["0"]["trials_to_xgb_final"] is None  # never reached
     assert rows[1]["seeds"]["0"]["trials_to_xgb_final"] == 274
