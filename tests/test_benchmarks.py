@@ -571,3 +571,26 @@ def test_network_seeds_says_pending_until_every_planned_seed_is_timed(tmp_path, 
     assert "| alexnet | 480 | 0 of 2 | not tuned yet |" in out
     with pytest.raises(SystemExit):
         seeds.main(["--weights-name", "shipped", "--plan", "resnet18-480", "--no-write"])
+
+
+def test_network_seeds_keys_tasks_by_the_hash_a_json_database_writes(tmp_path):
+    """tasks.json maps the workload hashes of the runs' databases to task names and weights: the
+    hash is the one MetaSchedule's JSONDatabase writes for the task's module."""
+    import tvm
+    from tvm.s_tir import meta_schedule as ms
+
+    from tvm_gnn.measure.networks import extract_tasks
+
+    target = '{"kind": "llvm", "num-cores": 2}'
+    tasks = _script("network_seeds").task_map(tmp_path, "synthetic_matmul", target)
+    assert (tmp_path / "synthetic_matmul" / "tasks.json").exists()
+    db = ms.database.JSONDatabase(
+        path_workload=str(tmp_path / "wl.json"), path_tuning_record=str(tmp_path / "tr.json")
+    )
+    for task in extract_tasks("synthetic_matmul", tvm.target.Target(target)):
+        db.commit_workload(task.dispatched[0])
+    written = [json.loads(ln)[0] for ln in (tmp_path / "wl.json").read_text().splitlines()]
+    assert sorted(written) == sorted(tasks)
+    assert {t["name"] for t in tasks.values()} == {
+        t.task_name for t in extract_tasks("synthetic_matmul", tvm.target.Target(target))
+    }
