@@ -9,7 +9,8 @@ the head-to-head timing of the network's runs (``ARCHIVE-NAME/<network>/head_to_
 Only seeds that are in that timing count. Per network it gives:
 
 - the GNN's network over XGBModel's of the same seed, timed in turn (median over rounds), per
-  seed, with the rounds the GNN was faster, and the median over seeds with their range;
+  seed, with the rounds the GNN was faster; the median over seeds with their range, and the
+  geometric mean with a 95% t-interval over seeds (on the log ratios);
 - per seed, the trials after which the GNN's estimate reached XGBModel's final estimate (median
   over XGBModel's seeds, as ``tune_networks.py`` reads it), and the median over seeds. The
   estimate exists only once every task has a measured candidate (the task scheduler's first
@@ -185,6 +186,19 @@ def first_estimate(curve: list[dict]) -> int | None:
     return next((p["trials"] for p in curve if p["estimated_latency_s"] is not None), None)
 
 
+def log_interval(ratios: list[float], level: float = 0.95) -> tuple[float, float, float]:
+    """Geometric mean of ``ratios`` and its t-interval over seeds (on the log ratios; the ends
+    are nan with one seed)."""
+    from scipy import stats
+
+    logs = np.log(ratios)
+    mean = float(np.mean(logs))
+    if len(logs) < 2:
+        return math.exp(mean), math.nan, math.nan
+    half = stats.t.ppf(0.5 + level / 2, len(logs) - 1) * np.std(logs, ddof=1) / math.sqrt(len(logs))
+    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
+
+
 def _median_reach(reach: list[int | None], trials: int) -> float:
     """Median trials to reach, a run that never reached it counted as past its budget."""
     return float(np.median([trials + 1 if r is None else r for r in reach]))
@@ -231,16 +245,16 @@ def table(rows: list[dict], command: str) -> str:
         f"{'; '.join(machines) or 'no runs yet'}; `{command}`.",
         "",
         "| network | trials | seeds | GNN / XGBModel head to head, per seed (rounds GNN faster) "
-        "| median over seeds [range] | trials to XGBModel's final estimate, per seed | median "
-        "| GNN cost-model share |",
-        "|---|---:|---:|---|---:|---|---:|---:|",
+        "| median over seeds [range] | geometric mean [95% t-interval over seeds] "
+        "| trials to XGBModel's final estimate, per seed | median | GNN cost-model share |",
+        "|---|---:|---:|---|---:|---:|---|---:|---:|",
     ]
     for r in rows:
         seeds = r["seeds"]
         if not seeds:
             out.append(
                 f"| {r['network']} | {r['trials']} | 0 of {r['seeds_planned']} | "
-                "not tuned yet | - | - | - | - |"
+                "not tuned yet | - | - | - | - | - |"
             )
             continue
         ratios = [s["ratio"] for s in seeds.values()]
@@ -265,9 +279,12 @@ def table(rows: list[dict], command: str) -> str:
         shares = [
             s["cost_model_share"] for s in seeds.values() if s["cost_model_share"] is not None
         ]
+        geo, low, high = log_interval(ratios)
+        interval = f" [{low:.3f}, {high:.3f}]" if math.isfinite(low) else " (one seed)"
         out.append(
             f"| {r['network']} | {r['trials']} | {len(seeds)} of {r['seeds_planned']} | {each} | "
             f"**{np.median(ratios):.3f}x** [{min(ratios):.3f}, {max(ratios):.3f}] | "
+            f"{geo:.3f}x{interval} | "
             f"{reach_each} | {med_text} | {np.median(shares):.1%} |"
         )
     out += ["", "| target | " + " | ".join(r["network"] for r in rows) + " |"]

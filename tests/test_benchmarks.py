@@ -540,7 +540,7 @@ def test_network_seeds_reads_each_network_against_the_targets_from_the_archive(t
     )  # fmt: skip
     text = doc.read_text()
     assert "<!-- begin tune-networks-seeds-shipped" in text
-    first = "| 0.824x (20 of 20) | **0.824x** [0.824, 0.824] | 234 (the first estimate) |"
+    first = "| 0.824x (20 of 20) | **0.824x** [0.824, 0.824] | 0.824x (one seed) | 234 (the first"
     assert f"| resnet18 | 480 | 1 of 1 {first}" in text
     assert "| inception_v3 | 1500 | 1 of 1 | 1.038x (0 of 20) |" in text
     assert "| median head-to-head ratio <= 0.95 | met | missed | missed |" in text
@@ -569,6 +569,9 @@ def test_network_seeds_says_pending_until_every_planned_seed_is_timed(tmp_path, 
     assert "| resnet18 | 480 | 1 of 3 |" in out
     assert "pending (1 of 3 seeds; so far met)" in out
     assert "| alexnet | 480 | 0 of 2 | not tuned yet |" in out
+    geo, low, high = seeds.log_interval([0.8, 0.9, 1.0])
+    assert low < 0.8 < geo < 0.9 < 1.0 < high  # three seeds' t-interval is wide
+    assert geo == pytest.approx((0.8 * 0.9 * 1.0) ** (1 / 3))
     with pytest.raises(SystemExit):
         seeds.main(["--weights-name", "shipped", "--plan", "resnet18-480", "--no-write"])
 
