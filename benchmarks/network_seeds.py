@@ -18,6 +18,9 @@ Only seeds that are in that timing count. Per network it gives:
 - the cost model's share of tuning wall-clock (median over the GNN's runs);
 - the verdict against the targets (median ratio <= 0.95; reached in <= 1/3 of the trials;
   cost model <= 10%), ``pending`` while a network has fewer seeds than planned;
+- the finished runs it cannot read yet: one model's run of a seed without the other's, and
+  runs of both that the head-to-head timing does not hold (``tune_networks.py`` times only
+  the seeds of its ``--seeds``, so a network's runs are timed with all of them in one command);
 - where the GNN's schedules win and lose: per task, the weighted gap between the GNN's best and
   XGBModel's after the full budget, read from the runs' databases. The databases key tasks by
   workload hash; their names and weights are extracted with TVM once per network and kept in
@@ -150,6 +153,10 @@ def network_row(archive: Path, name: str, net: str, trials: int, planned: int) -
     weighted = Path(f"{archive}-{name}")
     h2h_path = weighted / net / "head_to_head.json"
     row = {"network": net, "trials": trials, "seeds_planned": planned, "seeds": {}}
+    gnn, xgb = _logs(weighted, net, "gnn"), _logs(archive, net, "xgb")
+    # finished runs the table cannot read yet: one model's only, or both but not timed in turn
+    row["one_model"] = {"gnn": sorted(set(gnn) - set(xgb)), "xgb": sorted(set(xgb) - set(gnn))}
+    row["untimed"] = sorted(set(gnn) & set(xgb))
     if not h2h_path.exists():
         return row
     h2h = json.loads(h2h_path.read_text())
@@ -157,8 +164,8 @@ def network_row(archive: Path, name: str, net: str, trials: int, planned: int) -
         raise SystemExit(
             f"{h2h_path} timed the networks after {h2h['budget']} trials, not {trials}"
         )
-    gnn, xgb = _logs(weighted, net, "gnn"), _logs(archive, net, "xgb")
     ratios = tn.seed_ratios(h2h["times"], "gnn")
+    row["untimed"] = [s for s in row["untimed"] if s not in ratios]
     finals = [tn.estimate_at(xgb[s]["curve"], xgb[s]["trials"]) for s in ratios if s in xgb]
     xgb_final = float(np.median(finals)) if finals else math.nan
     for seed, (ratio, wins, rounds) in ratios.items():
@@ -297,6 +304,9 @@ def table(rows: list[dict], command: str) -> str:
     got = [verdicts(r) for r in rows]
     for key, label in labels.items():
         out.append(f"| {label} | " + " | ".join(v[key] for v in got) + " |")
+    waiting = [line for r in rows for line in not_read(r)]
+    if waiting:
+        out += ["", "Finished runs the table does not read yet:", "", *waiting]
     lines = [line for r in rows if r["seeds"] for line in [where(r)]]
     if lines:
         out += [
@@ -308,6 +318,26 @@ def table(rows: list[dict], command: str) -> str:
             *lines,
         ]
     return "\n".join(out)
+
+
+def not_read(row: dict) -> list[str]:
+    """A line per kind of finished run that is not in the table yet."""
+    out = []
+    names = {"gnn": "the GNN", "xgb": "XGBModel"}
+    for model, seeds in row["one_model"].items():
+        if seeds:
+            other = names["xgb" if model == "gnn" else "gnn"]
+            out.append(
+                f"- {row['network']}: seed {', '.join(map(str, seeds))} tuned by "
+                f"{names[model]} only; {other}'s run of the same seed is still to come."
+            )
+    if row["untimed"]:
+        out.append(
+            f"- {row['network']}: seed {', '.join(map(str, row['untimed']))} tuned by both "
+            "but not timed head to head; `tune_networks.py` with every seed in one `--seeds` "
+            "times them all in turn."
+        )
+    return out
 
 
 def where(row: dict, top: int = 3) -> str:

@@ -597,3 +597,28 @@ def test_network_seeds_keys_tasks_by_the_hash_a_json_database_writes(tmp_path):
     assert {t["name"] for t in tasks.values()} == {
         t.task_name for t in extract_tasks("synthetic_matmul", tvm.target.Target(target))
     }
+
+
+def test_network_seeds_names_finished_runs_it_cannot_read_yet(tmp_path, capsys):
+    """A run of one model only, and runs of both that were not timed head to head, are listed
+    under the table rather than silently left out (the runs' logs are the committed ones)."""
+    kept = ROOT / "benchmarks/tuning-runs"
+    gnn_log = kept / "llvm-amd-epyc-2c-relational/resnet18/gnn/seed0/tune_log.json"
+    xgb_log = kept / "llvm-amd-epyc-2c/resnet18/xgb/seed0/tune_log.json"
+    for path, log in (
+        ("arch-w/resnet18/gnn/seed0", gnn_log),  # the GNN's seed 0 alone
+        ("arch/resnet18/xgb/seed1", xgb_log),  # XGBModel's seed 1 alone
+        ("arch-w/resnet18/gnn/seed2", gnn_log),  # both seed 2, never timed in turn
+        ("arch/resnet18/xgb/seed2", xgb_log),
+    ):
+        (tmp_path / path).mkdir(parents=True)
+        entry = json.loads(log.read_text())
+        entry["seed"] = int(path[-1])
+        (tmp_path / path / "tune_log.json").write_text(json.dumps(entry))
+    argv = ["--weights-name", "w", "--archive", str(tmp_path / "arch"), "--no-write"]
+    _script("network_seeds").main([*argv, "--plan", "resnet18:480:3"])
+    out = capsys.readouterr().out
+    assert "| resnet18 | 480 | 0 of 3 | not tuned yet |" in out
+    assert "- resnet18: seed 0 tuned by the GNN only; XGBModel's run of the same seed" in out
+    assert "- resnet18: seed 1 tuned by XGBModel only; the GNN's run of the same seed" in out
+    assert "- resnet18: seed 2 tuned by both but not timed head to head" in out
