@@ -35,6 +35,7 @@ and its numbers to ``benchmarks/results/tune_networks_seeds_NAME.json``::
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import json
 import math
@@ -51,6 +52,7 @@ REACH_TARGET = 1 / 3
 SHARE_TARGET = 0.10
 
 
+@functools.cache
 def _tune_networks():
     spec = importlib.util.spec_from_file_location(
         "tune_networks", Path(__file__).with_name("tune_networks.py")
@@ -94,25 +96,17 @@ def task_map(folder: Path, net: str, target: str) -> dict[str, dict]:
 def best_per_task(work_dir: Path, trials: int) -> tuple[dict[str, float], dict[str, int]]:
     """Each workload's best measured latency (s) in a run's first ``trials`` records, and how many
     of them it got; workloads keyed by hash, as in :func:`task_map`."""
-    import gzip
+    from tvm_gnn.dataset.dbfile import read_records, read_workload_hashes
+    from tvm_gnn.dataset.layout import open_db_folder
 
-    from tvm_gnn.costs import run_cost
-
-    def lines(name: str) -> list[str]:
-        plain = work_dir / name
-        text = plain.read_text() if plain.exists() else gzip.open(f"{plain}.gz", "rt").read()
-        return [ln for ln in text.splitlines() if ln.strip()]
-
-    hashes = [json.loads(ln)[0] for ln in lines("database_workload.json")]
+    folder = open_db_folder(Path(work_dir))  # the archive keeps the databases gzipped
+    hashes = read_workload_hashes(folder)
     best: dict[str, float] = {}
     spent: dict[str, int] = {}
-    for ln in lines("database_tuning_record.json")[:trials]:
-        index, record = json.loads(ln)
-        key = hashes[index]
+    for record in read_records(folder).records[:trials]:
+        key = hashes[record.workload]
         spent[key] = spent.get(key, 0) + 1
-        cost = run_cost(record[1])
-        if cost is not None and cost < best.get(key, math.inf):
-            best[key] = cost
+        best[key] = min(best.get(key, math.inf), record.latency)
     return best, spent
 
 
@@ -121,12 +115,12 @@ def task_gaps(archive: Path, name: str, net: str, trials: int, seeds: list[int])
     weighted gap (weight x (GNN's best - XGBModel's best of the same seed), ms; median over
     ``seeds``) and each model's trials on it (median over seeds)."""
     weighted = Path(f"{archive}-{name}")
+    log = json.loads((weighted / net / "gnn" / f"seed{seeds[0]}" / "tune_log.json").read_text())
+    tasks = task_map(weighted, net, log["target"])  # one network, one target: one task map
     per_task: dict[str, dict[str, list]] = {}
     for seed in seeds:
         gnn_dir = weighted / net / "gnn" / f"seed{seed}"
         xgb_dir = archive / net / "xgb" / f"seed{seed}"
-        target = json.loads((gnn_dir / "tune_log.json").read_text())["target"]
-        tasks = task_map(weighted, net, target)
         (mine, mine_spent), (theirs, theirs_spent) = (
             best_per_task(gnn_dir, trials),
             best_per_task(xgb_dir, trials),
