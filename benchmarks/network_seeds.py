@@ -205,15 +205,24 @@ def _median_reach(reach: list[int | None], trials: int) -> float:
     return float(np.median([trials + 1 if r is None else r for r in reach]))
 
 
+def medians(row: dict) -> tuple[float, float, float]:
+    """A network's median over seeds of the head-to-head ratio, of the trials to XGBModel's final
+    estimate (:func:`_median_reach`) and of the GNN's cost-model share."""
+    seeds = row["seeds"].values()
+    shares = [s["cost_model_share"] for s in seeds if s["cost_model_share"] is not None]
+    return (
+        float(np.median([s["ratio"] for s in seeds])),
+        _median_reach([s["trials_to_xgb_final"] for s in seeds], row["trials"]),
+        float(np.median(shares)) if shares else math.nan,
+    )
+
+
 def verdicts(row: dict) -> dict[str, str]:
     seeds = row["seeds"]
     if not seeds:
         return dict.fromkeys(("ratio", "reach", "share"), "not tuned yet")
     full = len(seeds) >= row["seeds_planned"]
-    ratio = float(np.median([s["ratio"] for s in seeds.values()]))
-    reach = _median_reach([s["trials_to_xgb_final"] for s in seeds.values()], row["trials"])
-    shares = [s["cost_model_share"] for s in seeds.values() if s["cost_model_share"] is not None]
-    share = float(np.median(shares)) if shares else math.nan
+    ratio, reach, share = medians(row)
 
     def read(ok: bool) -> str:
         return (
@@ -271,22 +280,19 @@ def table(rows: list[dict], command: str) -> str:
             else str(x)
             for x, s in zip(reach, seeds.values())
         )
-        med_reach = _median_reach(reach, r["trials"])
+        median_ratio, med_reach, share = medians(r)
         med_text = (
             "not reached"
             if med_reach > r["trials"]
             else f"{med_reach:.0f} ({med_reach / r['trials']:.0%})"
         )
-        shares = [
-            s["cost_model_share"] for s in seeds.values() if s["cost_model_share"] is not None
-        ]
         geo, low, high = log_interval(ratios)
         interval = f" [{low:.3f}, {high:.3f}]" if math.isfinite(low) else " (one seed)"
         out.append(
             f"| {r['network']} | {r['trials']} | {len(seeds)} of {r['seeds_planned']} | {each} | "
-            f"**{np.median(ratios):.3f}x** [{min(ratios):.3f}, {max(ratios):.3f}] | "
+            f"**{median_ratio:.3f}x** [{min(ratios):.3f}, {max(ratios):.3f}] | "
             f"{geo:.3f}x{interval} | "
-            f"{reach_each} | {med_text} | {np.median(shares):.1%} |"
+            f"{reach_each} | {med_text} | {share:.1%} |"
         )
     out += ["", "| target | " + " | ".join(r["network"] for r in rows) + " |"]
     out.append("|---|" + "---|" * len(rows))
