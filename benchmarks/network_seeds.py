@@ -106,7 +106,8 @@ def best_per_task(work_dir: Path, trials: int) -> tuple[dict[str, float], dict[s
     for record in read_records(folder).records[:trials]:
         key = hashes[record.workload]
         spent[key] = spent.get(key, 0) + 1
-        best[key] = min(best.get(key, math.inf), record.latency)
+        if not record.failed:  # a task with failures only has no best: its gap stays NaN
+            best[key] = min(best.get(key, math.inf), record.latency)
     return best, spent
 
 
