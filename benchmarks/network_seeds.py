@@ -96,14 +96,15 @@ def task_map(folder: Path, net: str, target: str) -> dict[str, dict]:
 def best_per_task(work_dir: Path, trials: int) -> tuple[dict[str, float], dict[str, int]]:
     """Each workload's best measured latency (s) in a run's first ``trials`` records, and how many
     of them it got; workloads keyed by hash, as in :func:`task_map`."""
-    from tvm_gnn.dataset.dbfile import read_records, read_workload_hashes
+    from tvm_gnn.dataset.dbfile import read_records
     from tvm_gnn.dataset.layout import open_db_folder
 
     folder = open_db_folder(Path(work_dir))  # the archive keeps the databases gzipped
-    hashes = read_workload_hashes(folder)
+    scan = read_records(folder)
+    hashes = scan.workload_hashes
     best: dict[str, float] = {}
     spent: dict[str, int] = {}
-    for record in read_records(folder).records[:trials]:
+    for record in scan.records[:trials]:
         key = hashes[record.workload]
         spent[key] = spent.get(key, 0) + 1
         if not record.failed:  # a task with failures only has no best: its gap stays NaN

@@ -25,6 +25,9 @@ def test_records_are_a_loadable_metaschedule_database(small_db):
     assert all(r.run_secs and all(float(s) > 0 for s in r.run_secs) for r in records)
     manifest = json.loads((small_db / "tasks.json").read_text())
     assert manifest[0]["shash"] == dbfile.read_workload_hashes(small_db)[0]
+    scan = dbfile.read_records(small_db)  # carries the hashes, so callers read the file once
+    assert scan.workload_hashes == dbfile.read_workload_hashes(small_db)
+    assert {scan.workload_hashes[r.workload] for r in scan.records} == {manifest[0]["shash"]}
     prov = json.loads((small_db / "provenance.jsonl").read_text().splitlines()[0])
     assert prov["measure"]["min_repeat_ms"] == 1 and prov["tvm_version"] and prov["cpu_model"]
     assert prov["collect"]["population"] == 64  # the search settings, beside the measurement's

@@ -35,8 +35,8 @@ def _existing(folder: Path):
     A failed record counts as seen (its program is not measured again) but not toward
     ``trials_per_task``, whose target is valid candidates.
     """
-    hashes = dbfile.read_workload_hashes(folder)
     scan = dbfile.read_records(folder)
+    hashes = scan.workload_hashes
     counts: dict[str, int] = {}
     keys: dict[str, set] = {}
     for r in scan.records:

@@ -66,6 +66,7 @@ class Record:
 @dataclass
 class RecordScan:
     records: list[Record] = field(default_factory=list)
+    workload_hashes: list[str] = field(default_factory=list)  # by workload line, as Record.workload
     problems: list[LineProblem] = field(default_factory=list)  # lines that do not parse
     invalid_latency: list[LineProblem] = field(default_factory=list)  # NaN/inf/<=0 latencies
 
@@ -171,8 +172,8 @@ def read_workload_hashes(folder) -> list[str]:
 def read_records(folder) -> RecordScan:
     """All records of a database folder; corrupt lines and invalid latencies reported, skipped."""
     folder = Path(folder)
-    scan = RecordScan()
-    n_wl = len(read_workload_hashes(folder))
+    scan = RecordScan(workload_hashes=read_workload_hashes(folder))
+    n_wl = len(scan.workload_hashes)
     path = folder / RECORD_FILE
     if not path.exists():
         return scan

@@ -39,10 +39,10 @@ def samples(folder, max_line: int | None = None) -> tuple[list[Sample], dbfile.R
     """
     folder = Path(folder)
     plain = open_db_folder(folder)
-    hashes = dbfile.read_workload_hashes(plain)
     tasks = read_json(folder / "tasks.json") if (folder / "tasks.json").exists() else []
     by_hash = {t["shash"]: t for t in tasks}
     scan = dbfile.read_records(plain)
+    hashes = scan.workload_hashes
     out = []
     for r in scan.records:
         if r.failed or (max_line is not None and r.line > max_line):
