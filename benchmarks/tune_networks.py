@@ -663,7 +663,11 @@ def main() -> None:
         "shared with the main table's folders",
     )
     p.add_argument("--report-only", action="store_true", help="only summarize existing runs")
-    p.add_argument("--no-write", action="store_true", help="print, do not touch docs/")
+    p.add_argument(
+        "--no-write",
+        action="store_true",
+        help="print only: touch neither docs/ nor the archive (finished runs stay under --runs)",
+    )
     args = p.parse_args()
     from tvm_gnn.measure.sampling import target_from
 
