@@ -140,7 +140,7 @@ def held_out_workloads(data: Path, hardware: str, networks=None) -> list[dict]:
     seen: dict[str, dict] = {}
     for net in networks or HELD_OUT:
         folder = data / hardware / net
-        got, _ = dataset.samples(folder)
+        got, scan = dataset.samples(folder)
         best: dict[str, tuple[float, object]] = {}
         for sample in got:
             cost = sample.weight * sample.latency
@@ -149,7 +149,7 @@ def held_out_workloads(data: Path, hardware: str, networks=None) -> list[dict]:
         exhausted = dataset.read_exhausted(folder)
         plain = open_db_folder(folder)
         lines = (plain / dbfile.WORKLOAD_FILE).read_text().splitlines()
-        for shash, line in zip(dbfile.read_workload_hashes(plain), lines):
+        for shash, line in zip(scan.workload_hashes, lines):
             if shash in seen or shash not in best:
                 continue
             workload = ms.database.Workload.from_json(json.loads(line))
