@@ -668,6 +668,12 @@ def main() -> None:
         action="store_true",
         help="print only: touch neither docs/ nor the archive (finished runs stay under --runs)",
     )
+    p.add_argument(
+        "--tune-only",
+        action="store_true",
+        help="tune and archive the runs, then stop: no head-to-head timing and docs/ left "
+        "alone (a network's seeds run in parts; the run with every seed writes the section)",
+    )
     args = p.parse_args()
     from tvm_gnn.measure.sampling import target_from
 
@@ -697,6 +703,14 @@ def main() -> None:
     logs = run_all(args, budgets)
     if not logs:
         raise SystemExit("no finished runs to report")
+    if args.tune_only:
+        for lg in logs:
+            final = lg["budgets"][budgets[-1]]["latency_ms_median"]
+            print(
+                f"{lg['network']} / {lg['cost_model']} / seed {lg['seed']}: {final:.3f} ms "
+                f"after {budgets[-1]} trials" + (", not archived" if args.no_write else "")
+            )
+        return
     h2h = head_to_head_all(args, logs, budgets[-1])
     # the re-timing's cold half flushes a CPU cache: CPU targets only
     remeasured = remeasure_all(args, logs, budgets[-1]) if kind == "llvm" else {}

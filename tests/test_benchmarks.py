@@ -622,3 +622,22 @@ def test_network_seeds_names_finished_runs_it_cannot_read_yet(tmp_path, capsys):
     assert "- resnet18: seed 0 tuned by the GNN only; XGBModel's run of the same seed" in out
     assert "- resnet18: seed 1 tuned by XGBModel only; the GNN's run of the same seed" in out
     assert "- resnet18: seed 2 tuned by both but not timed head to head" in out
+
+
+def test_tune_only_lists_the_runs_and_leaves_docs_alone(tmp_path, monkeypatch, capsys):
+    """A network's seeds tuned in parts: --tune-only stops after the runs, before any
+    head-to-head timing or docs section (read here from the committed Intel Xeon runs)."""
+    bench = _script("tune_networks")
+    monkeypatch.setattr(bench, "ROOT", tmp_path)
+    archive = ROOT / "benchmarks/tuning-runs/llvm-intel-r-xeon-r-processor-2c"
+    argv = ["tune_networks.py", "--networks", "resnet18", "--trials", "480", "--seeds", "0"]
+    argv += ["--archive", str(archive), "--report-only", "--tune-only"]
+    monkeypatch.setattr("sys.argv", argv)
+    bench.main()
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines] == [
+        "resnet18 / gnn / seed 0",
+        "resnet18 / xgb / seed 0",
+    ]
+    assert all(line.endswith(" ms after 480 trials") for line in lines)
+    assert not (tmp_path / "docs").exists()
