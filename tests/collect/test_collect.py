@@ -31,6 +31,7 @@ def test_records_are_a_loadable_metaschedule_database(small_db):
     prov = json.loads((small_db / "provenance.jsonl").read_text().splitlines()[0])
     assert prov["measure"]["min_repeat_ms"] == 1 and prov["tvm_version"] and prov["cpu_model"]
     assert prov["collect"]["population"] == 64  # the search settings, beside the measurement's
+    assert prov["measured"] == 6 and prov["seconds"] > 0  # the run's collection rate
 
 
 def test_rerun_with_same_arguments_measures_nothing_new(small_db, llvm_target):
@@ -47,6 +48,8 @@ def test_rerun_with_same_arguments_measures_nothing_new(small_db, llvm_target):
     )
     assert summary["measured"] == 0
     assert (small_db / dbfile.RECORD_FILE).read_text() == before
+    runs = [json.loads(ln) for ln in (small_db / "provenance.jsonl").read_text().splitlines()]
+    assert [r["measured"] for r in runs][0] == 6 and runs[-1]["measured"] == 0  # a line a run
 
 
 def test_corrupt_lines_are_reported_with_file_and_line_and_skipped(small_db, tmp_path):

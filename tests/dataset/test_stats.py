@@ -13,6 +13,22 @@ def test_stats_raw_and_packed_agree(small_db, packed):
     assert unit["workloads_under_32"] == 1 and 0 < unit["min_ms"] <= unit["max_ms"]
     assert unit["under_32_exhausted"] == 0  # 6 of a 32x32 matmul's many programs: short
     assert "| unit |" in data.stats_markdown(raw)
+    ((hw, rate),) = raw["collection"].items()  # from the runs' provenance lines, packed too
+    assert rate["records"] == 6 and rate["runs"] >= 1 and rate["seconds"] > 0
+    assert f"Collection rate, {hw}: " in data.stats_markdown(raw)
+
+
+def test_the_rate_leaves_out_untimed_and_unreadable_provenance_lines(packed, tmp_path):
+    import shutil
+
+    copy = tmp_path / "data"
+    shutil.copytree(packed, copy)
+    (prov,) = copy.glob("*/unit/provenance.jsonl")
+    timed = data.stats(copy)["collection"]
+    prov.write_text(prov.read_text() + '{"date": "2026-11-20"}\n{"measured": 5, "sec\n')
+    assert data.stats(copy)["collection"] == timed
+    prov.write_text('{"date": "2026-11-20"}\n')  # a folder collected before runs were timed
+    assert "no record measured by a timed run yet" in data.stats_markdown(data.stats(copy))
 
 
 def test_stats_counts_exhausted_workloads_apart(packed, tmp_path):

@@ -4,9 +4,13 @@
 from __future__ import annotations
 
 import datetime
+import json
 import os
+import time
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
+from .. import atomic
 from ..measure.hardware import cpu_model, device_model
 from ..measure.runner import SEARCH_POPULATION, MeasureConfig
 
@@ -42,3 +46,25 @@ def provenance(target, measure: MeasureConfig, cfg: CollectConfig, rpc_key=None)
         "collect": asdict(cfg),
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }
+
+
+class RunLog:
+    """This run's line of ``provenance.jsonl``, kept current as the run goes: after each task it
+    gains ``measured`` (records written so far, failed candidates included) and ``seconds`` (wall
+    time since the run began, task extraction included), rewritten atomically, so a run stopped at
+    any point leaves its collection rate as of its last finished task. ``start`` is the run's
+    ``time.monotonic()`` at its beginning (default: now)."""
+
+    def __init__(self, path, line: dict, start: float | None = None):
+        self.path = Path(path)
+        self.start = time.monotonic() if start is None else start
+        self.lines = self.path.read_text().splitlines() if self.path.exists() else []
+        self.lines = [ln for ln in self.lines if ln.strip()]
+        self.line = {**line, "measured": 0, "seconds": 0.0}
+        self.lines.append("")
+        self.update(0)
+
+    def update(self, measured: int) -> None:
+        self.line.update(measured=measured, seconds=round(time.monotonic() - self.start, 1))
+        self.lines[-1] = json.dumps(self.line)
+        atomic.write_text(self.path, "\n".join(self.lines) + "\n")

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import json
+import time
 from pathlib import Path
 
 from .. import atomic
@@ -11,7 +11,7 @@ from ..dataset import dbfile
 from ..dataset.layout import read_exhausted
 from ..measure.hardware import hardware_name
 from ..measure.runner import MeasureConfig, make_runner
-from .config import CollectConfig, provenance
+from .config import CollectConfig, RunLog, provenance
 from .records import _existing
 from .task import collect_task
 
@@ -37,6 +37,7 @@ def collect_network(
 
     from ..measure.builder import make_builder
 
+    start = time.monotonic()
     folder = Path(out_root) / hardware_name(target, rpc_key) / network
     folder.mkdir(parents=True, exist_ok=True)
     problems = dbfile.repair(folder)
@@ -52,9 +53,8 @@ def collect_network(
         {"name": n, "shash": str(tvm_ffi.structural_hash(m)), "weight": w} for n, m, w in tasks
     ]
     atomic.write_json(folder / "tasks.json", manifest)
-    log = folder / "provenance.jsonl"
-    with open(log, "a") as f:
-        f.write(json.dumps(provenance(target, measure, cfg, rpc_key)) + "\n")
+    line = provenance(target, measure, cfg, rpc_key)
+    run_log = RunLog(folder / "provenance.jsonl", line, start)  # task extraction counts too
     existing = _existing(folder)  # per task, counted before any of them runs: tasks are distinct
     counts = existing[0]
     exhausted = read_exhausted(folder)
@@ -85,6 +85,7 @@ def collect_network(
             summary["measured"] += got["measured"]
             summary["failed"] += got["failed"]
             summary["repeats_not_recorded"] += got["repeats"]
+            run_log.update(summary["measured"])
     scan = dbfile.read_records(folder)
     summary["records"] = len(scan.records)
     summary["invalid_latencies_rejected"] = len(scan.invalid_latency)

@@ -22,8 +22,13 @@ def stats(root, held_out=None) -> dict:
     the latter, the workloads whose design space ``collect`` found no new program in.
     """
     held_out = set(held_out or HELD_OUT)
-    nets, by_wl = {}, {}
+    nets, by_wl, rates = {}, {}, {}
     for hw, net, folder in network_folders(check_root(root)):
+        rate = rates.setdefault(hw, {"runs": 0, "records": 0, "seconds": 0.0})
+        for run in _timed_runs(folder):
+            rate["runs"] += 1
+            rate["records"] += run["measured"]
+            rate["seconds"] += run["seconds"]
         got, scan = samples(folder)
         per_wl = {}
         traces = {r.line: json.dumps(r.trace, separators=(",", ":")) for r in scan.records}
@@ -55,7 +60,33 @@ def stats(root, held_out=None) -> dict:
         "networks": nets,
         "distinct_workloads": len(by_wl),
         "shared_with_held_out": {h: sorted(by_wl[h]) for h in shared},
+        "collection": rates,
     }
+
+
+def _timed_runs(folder) -> list[dict]:
+    """The ``collect`` runs of ``provenance.jsonl`` that recorded their time (runs before
+    2026-11-28 did not); a line that is not such a record is left out of the rate."""
+    path = folder / "provenance.jsonl"
+    runs = []
+    for line in path.read_text().splitlines() if path.exists() else []:
+        try:
+            run = json.loads(line)
+            runs.append({"measured": int(run["measured"]), "seconds": float(run["seconds"])})
+        except (ValueError, KeyError, TypeError):
+            continue
+    return runs
+
+
+def _rate_line(hw: str, rate: dict) -> str:
+    if not rate["records"]:
+        return f"Collection rate, {hw}: no record measured by a timed run yet"
+    hours = rate["seconds"] / 3600
+    return (
+        f"Collection rate, {hw}: {rate['seconds'] / rate['records']:.2f} s a record "
+        f"({rate['records'] / hours:,.0f} an hour; {rate['records']} records in {hours:.2f} h "
+        f"over {rate['runs']} timed runs, task extraction included)"
+    )
 
 
 def stats_markdown(st: dict) -> str:
@@ -78,6 +109,7 @@ def stats_markdown(st: dict) -> str:
         f"| **total** | | | {st['distinct_workloads']} distinct | {tot['valid']} | "
         f"{tot['distinct']} | {tot['failed']} | {tot['invalid_latency']} | | |"
     )
+    rows += [""] + [_rate_line(hw, r) for hw, r in st["collection"].items()]
     shared = st["shared_with_held_out"]
     rows += ["", f"Workloads shared between held-out and training networks: {len(shared)}"]
     rows += [f"- `{h}`: {', '.join(ns)}" for h, ns in shared.items()]
