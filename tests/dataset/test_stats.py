@@ -18,14 +18,15 @@ def test_stats_raw_and_packed_agree(small_db, packed):
     assert f"Collection rate, {hw}: " in data.stats_markdown(raw)
 
 
-def test_the_rate_leaves_out_untimed_and_unreadable_provenance_lines(packed, tmp_path):
+def test_the_rate_leaves_out_untimed_unreadable_and_empty_runs(packed, tmp_path):
     import shutil
 
     copy = tmp_path / "data"
     shutil.copytree(packed, copy)
     (prov,) = copy.glob("*/unit/provenance.jsonl")
     timed = data.stats(copy)["collection"]
-    prov.write_text(prov.read_text() + '{"date": "2026-11-20"}\n{"measured": 5, "sec\n')
+    rerun = '{"date": "2026-11-29", "measured": 0, "seconds": 40.0}'  # a finished network again
+    prov.write_text(prov.read_text() + '{"date": "2026-11-20"}\n{"measured": 5, "sec\n' + rerun)
     assert data.stats(copy)["collection"] == timed
     prov.write_text('{"date": "2026-11-20"}\n')  # a folder collected before runs were timed
     assert "no record measured by a timed run yet" in data.stats_markdown(data.stats(copy))

@@ -66,7 +66,9 @@ def stats(root, held_out=None) -> dict:
 
 def _timed_runs(folder) -> list[dict]:
     """The ``collect`` runs of ``provenance.jsonl`` that recorded their time (runs before
-    2026-11-28 did not); a line that is not such a record is left out of the rate."""
+    2026-11-28 did not) and wrote records; a line that is not such a record is left out of the
+    rate, and so is a run that wrote none (a finished network run again: its task extraction is
+    the cost of resuming, not of measuring)."""
     path = folder / "provenance.jsonl"
     runs = []
     for line in path.read_text().splitlines() if path.exists() else []:
@@ -75,7 +77,7 @@ def _timed_runs(folder) -> list[dict]:
             runs.append({"measured": int(run["measured"]), "seconds": float(run["seconds"])})
         except (ValueError, KeyError, TypeError):
             continue
-    return runs
+    return [r for r in runs if r["measured"] > 0]
 
 
 def _rate_line(hw: str, rate: dict) -> str:
@@ -85,7 +87,8 @@ def _rate_line(hw: str, rate: dict) -> str:
     return (
         f"Collection rate, {hw}: {rate['seconds'] / rate['records']:.2f} s a record "
         f"({rate['records'] / hours:,.0f} an hour; {rate['records']} records in {hours:.2f} h "
-        f"over {rate['runs']} timed runs, task extraction included)"
+        f"over {rate['runs']} timed run{'s' if rate['runs'] != 1 else ''}, task extraction "
+        "included)"
     )
 
 
