@@ -49,7 +49,7 @@ def test_rerun_with_same_arguments_measures_nothing_new(small_db, llvm_target):
     assert summary["measured"] == 0
     assert (small_db / dbfile.RECORD_FILE).read_text() == before
     runs = [json.loads(ln) for ln in (small_db / "provenance.jsonl").read_text().splitlines()]
-    assert [r["measured"] for r in runs][0] == 6 and runs[-1]["measured"] == 0  # a line a run
+    assert runs[0]["measured"] == 6 and runs[-1]["measured"] == 0  # a line a run
 
 
 def test_corrupt_lines_are_reported_with_file_and_line_and_skipped(small_db, tmp_path):
