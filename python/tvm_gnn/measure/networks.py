@@ -244,8 +244,8 @@ NETWORKS: dict[str, NetworkSpec] = {
     "regnet_x_400mf": NetworkSpec(_tv("regnet_x_400mf"), (1, 3, 224, 224)),
     "mobilenet_v3_small": NetworkSpec(_tv("mobilenet_v3_small"), (1, 3, 224, 224)),
     "resnet50_b4": NetworkSpec(_tv("resnet50"), (4, 3, 224, 224)),
-    # added 2026-11-28 for the workload target: each adds 22 to 100 workloads no earlier network
-    # has (a new resolution, width, depth of concatenation, sequence length or batch size)
+    # added 2026-11-28 for the workload target: each brings workloads no earlier network has (a new
+    # resolution, width, depth of concatenation, sequence length or batch size)
     "efficientnet_b3": NetworkSpec(_tv("efficientnet_b3"), (1, 3, 300, 300)),
     "regnet_y_400mf": NetworkSpec(_tv("regnet_y_400mf"), (1, 3, 224, 224)),
     "vit_b_32": NetworkSpec(_tv("vit_b_32"), (1, 3, 224, 224)),
