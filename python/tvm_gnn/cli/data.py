@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..measure.runner import SEARCH_POPULATION
 from . import console, signals
-from .common import UsageError, output_folder, positive_int, target_args
+from .common import UsageError, output_file, output_folder, positive_int, target_args
 
 logger = logging.getLogger("tvm_gnn")
 
@@ -122,7 +122,17 @@ def cmd_dataset_stats(args) -> int:
     """Print per-network counts, latency range and shared workloads of a dataset (markdown)."""
     from ..dataset import stats, stats_markdown
 
-    print(stats_markdown(stats(args.data)))
+    text = stats_markdown(stats(args.data))
+    print(text)
+    if args.card:
+        import datetime
+
+        from ..report import write_section
+
+        command = f"`.venv/bin/tvm-gnn dataset-stats --data {args.data} --card {args.card}`"
+        head = f"Printed by {command} on {datetime.date.today().isoformat()}."
+        write_section(args.card, "dataset-stats", f"{head}\n\n{text}")
+        print(f"wrote the dataset-stats section of {args.card}")
     return 0
 
 
@@ -243,6 +253,14 @@ def _dataset_stats_parser(sub) -> None:
         description=cmd_dataset_stats.__doc__,
     )
     p.add_argument("--data", default="data", help="dataset root, raw or packed (default: data)")
+    p.add_argument(
+        "--card",
+        type=output_file,
+        default=None,
+        metavar="MARKDOWN",
+        help="also write the output into the generated dataset-stats section of this markdown "
+        "file (e.g. docs/dataset.md), keeping the rest of it",
+    )
     p.set_defaults(func=cmd_dataset_stats)
 
 
