@@ -1,4 +1,5 @@
-"""Dataset statistics: raw and packed folders agree; exhausted workloads counted apart."""
+"""Dataset statistics: raw and packed folders agree; exhausted workloads counted apart; what
+each network shares with the held-out networks and with no other."""
 
 from tvm_gnn import dataset as data
 
@@ -8,7 +9,7 @@ from ..conftest import workload_hashes
 def test_stats_raw_and_packed_agree(small_db, packed):
     raw, pk = data.stats(small_db.parent.parent), data.stats(packed)
     assert raw == pk
-    unit = raw["networks"]["unit"]
+    (unit,) = raw["networks"]
     assert unit["valid"] == 6 and unit["failed"] == 0 and unit["tasks"] == 1
     assert unit["workloads_under_32"] == 1 and 0 < unit["min_ms"] <= unit["max_ms"]
     assert unit["under_32_exhausted"] == 0  # 6 of a 32x32 matmul's many programs: short
@@ -44,6 +45,27 @@ def test_stats_counts_exhausted_workloads_apart(packed, tmp_path):
     (shash,) = workload_hashes(folder)
     (folder / EXHAUSTED_FILE).write_text(json.dumps([shash, "12345"]))  # one unmeasured hash
     st = data.stats(copy)
-    unit = st["networks"]["unit"]
+    (unit,) = st["networks"]
     assert (unit["workloads_under_32"], unit["under_32_exhausted"]) == (1, 1)
     assert "| 1 (1) |" in data.stats_markdown(st)
+
+
+def test_each_network_counts_what_it_shares_with_the_held_out_and_what_only_it_has(
+    small_dataset,
+):
+    st = data.stats(small_dataset, held_out=["resnet18"])
+    by = {n["network"]: n for n in st["networks"]}
+    import json
+
+    def hashes(net):  # the fixture writes plain (unpacked) databases
+        text = (small_dataset / "cpu" / net / "database_workload.json").read_text()
+        return {json.loads(line)[0] for line in text.splitlines()}
+
+    r50, r18 = hashes("resnet50"), hashes("resnet18")
+    assert len(r50 & r18) >= 2  # the fixture puts two shared workloads first
+    assert by["resnet50"]["shares_held_out"] == len(r50 & r18) == len(st["shared_with_held_out"])
+    assert by["resnet18"]["shares_held_out"] is None  # held out itself
+    assert by["resnet50"]["only_here"] == len(r50 - r18)
+    assert by["resnet18"]["only_here"] == len(r18 - r50)
+    table = data.stats_markdown(st)
+    assert f"| {len(r50 & r18)} | {len(r50 - r18)} |" in table and "| held out |" in table

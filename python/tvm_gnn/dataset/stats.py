@@ -17,12 +17,15 @@ from .records import samples
 def stats(root, held_out=None) -> dict:
     """Per-network counts, latency range and workloads shared with the held-out networks.
 
+    Each network also counts its workloads that a held-out network has (``shares_held_out``;
+    ``None`` for a held-out network) and those no other network has (``only_here``).
+
     A workload under 32 valid records is either short (collection stopped in it, or it predates
     ``exhausted.json``) or complete with fewer programs than that: ``under_32_exhausted`` counts
     the latter, the workloads whose design space ``collect`` found no new program in.
     """
     held_out = set(held_out or HELD_OUT)
-    nets, by_wl, rates = {}, {}, {}
+    nets, by_wl, rates = [], {}, {}
     for hw, net, folder in network_folders(check_root(root)):
         rate = rates.setdefault(hw, {"runs": 0, "records": 0, "seconds": 0.0})
         for run in _timed_runs(folder):
@@ -39,22 +42,31 @@ def stats(root, held_out=None) -> dict:
             distinct.add((s.shash, traces[s.line]))
         lat = np.array([s.latency for s in got]) if got else np.zeros(0)
         short = {h for h, c in per_wl.items() if c < 32}
-        nets[net] = {
-            "hardware": hw,
-            "tasks": len(read_json(folder / "tasks.json"))
-            if (folder / "tasks.json").exists()
-            else 0,
-            "workloads_measured": len(per_wl),
-            "valid": len(got),
-            "distinct": len(distinct),
-            "failed": sum(r.failed for r in scan.records),
-            "invalid_latency": len(scan.invalid_latency),
-            "corrupt_lines": len(scan.problems),
-            "workloads_under_32": len(short),
-            "under_32_exhausted": len(short & read_exhausted(folder)),
-            "min_ms": float(lat.min() * 1e3) if len(lat) else None,
-            "max_ms": float(lat.max() * 1e3) if len(lat) else None,
-        }
+        nets.append(
+            {
+                "network": net,
+                "hardware": hw,
+                "workloads": set(per_wl),
+                "tasks": len(read_json(folder / "tasks.json"))
+                if (folder / "tasks.json").exists()
+                else 0,
+                "workloads_measured": len(per_wl),
+                "valid": len(got),
+                "distinct": len(distinct),
+                "failed": sum(r.failed for r in scan.records),
+                "invalid_latency": len(scan.invalid_latency),
+                "corrupt_lines": len(scan.problems),
+                "workloads_under_32": len(short),
+                "under_32_exhausted": len(short & read_exhausted(folder)),
+                "min_ms": float(lat.min() * 1e3) if len(lat) else None,
+                "max_ms": float(lat.max() * 1e3) if len(lat) else None,
+            }
+        )
+    for n in nets:
+        others = [by_wl[h] - {n["network"]} for h in n.pop("workloads")]
+        shares = sum(bool(o & held_out) for o in others)
+        n["shares_held_out"] = None if n["network"] in held_out else shares
+        n["only_here"] = sum(not o for o in others)
     shared = sorted(h for h, ns in by_wl.items() if ns & held_out and ns - held_out)
     return {
         "networks": nets,
@@ -95,22 +107,26 @@ def _rate_line(hw: str, rate: dict) -> str:
 def stats_markdown(st: dict) -> str:
     rows = [
         "| network | hardware | tasks | workloads measured | valid | distinct traces | failed | "
-        "invalid | workloads < 32 valid (exhausted) | latency range (ms) |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
+        "invalid | workloads < 32 valid (exhausted) | workloads a held-out network has | "
+        "workloads no other network has | latency range (ms) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     tot = {"valid": 0, "distinct": 0, "failed": 0, "invalid_latency": 0}
-    for net, n in st["networks"].items():
+    for n in st["networks"]:
         rng = f"{n['min_ms']:.4f} - {n['max_ms']:.2f}" if n["min_ms"] is not None else "-"
         rows.append(
-            f"| {net} | {n['hardware']} | {n['tasks']} | {n['workloads_measured']} | "
+            f"| {n['network']} | {n['hardware']} | {n['tasks']} | {n['workloads_measured']} | "
             f"{n['valid']} | {n['distinct']} | {n['failed']} | {n['invalid_latency']} | "
-            f"{n['workloads_under_32']} ({n['under_32_exhausted']}) | {rng} |"
+            f"{n['workloads_under_32']} ({n['under_32_exhausted']}) | "
+            f"{'held out' if n['shares_held_out'] is None else n['shares_held_out']} | "
+            f"{n['only_here']} | {rng} |"
         )
         for k in tot:
             tot[k] += n[k]
     rows.append(
         f"| **total** | | | {st['distinct_workloads']} distinct | {tot['valid']} | "
-        f"{tot['distinct']} | {tot['failed']} | {tot['invalid_latency']} | | |"
+        f"{tot['distinct']} | {tot['failed']} | {tot['invalid_latency']} | | "
+        f"{len(st['shared_with_held_out'])} distinct | | |"
     )
     rows += [""] + [_rate_line(hw, r) for hw, r in st["collection"].items()]
     shared = st["shared_with_held_out"]
