@@ -69,3 +69,22 @@ def test_each_network_counts_what_it_shares_with_the_held_out_and_what_only_it_h
     assert by["resnet18"]["only_here"] == len(r18 - r50)
     table = data.stats_markdown(st)
     assert f"| {len(r50 & r18)} | {len(r50 - r18)} |" in table and "| held out |" in table
+
+
+def test_a_second_cpu_keeps_its_own_rows_and_totals(small_dataset, tmp_path):
+    import shutil
+
+    two = tmp_path / "data"
+    shutil.copytree(small_dataset / "cpu", two / "cpu")
+    shutil.copytree(small_dataset / "cpu" / "resnet18", two / "cpu2" / "resnet18")
+    one, st = data.stats(small_dataset), data.stats(two)
+    rows = {(n["hardware"], n["network"]): n for n in st["networks"]}
+    assert set(rows) == {("cpu", "resnet50"), ("cpu", "resnet18"), ("cpu2", "resnet18")}
+    assert rows["cpu2", "resnet18"]["valid"] == rows["cpu", "resnet18"]["valid"]
+    assert st["distinct_workloads"] == one["distinct_workloads"]  # the same programs' workloads
+    assert st["per_hardware"]["cpu"] == one["per_hardware"]["cpu"]
+    r18 = rows["cpu2", "resnet18"]
+    assert st["per_hardware"]["cpu2"] == {"valid": r18["valid"], "workloads": 5}
+    table = data.stats_markdown(st)
+    assert f"| **total** | cpu2 | | 5 distinct | {r18['valid']} |" in table
+    assert "| **total** | cpu |" not in data.stats_markdown(one)  # one CPU: one total row

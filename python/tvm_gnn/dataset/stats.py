@@ -25,7 +25,7 @@ def stats(root, held_out=None) -> dict:
     the latter, the workloads whose design space ``collect`` found no new program in.
     """
     held_out = set(held_out or HELD_OUT)
-    nets, by_wl, rates = [], {}, {}
+    nets, by_wl, rates, per_hw = [], {}, {}, {}
     for hw, net, folder in network_folders(check_root(root)):
         rate = rates.setdefault(hw, {"runs": 0, "records": 0, "seconds": 0.0})
         for run in _timed_runs(folder):
@@ -42,6 +42,9 @@ def stats(root, held_out=None) -> dict:
             distinct.add((s.shash, traces[s.line]))
         lat = np.array([s.latency for s in got]) if got else np.zeros(0)
         short = {h for h, c in per_wl.items() if c < 32}
+        hw_total = per_hw.setdefault(hw, {"valid": 0, "workloads": set()})
+        hw_total["valid"] += len(got)
+        hw_total["workloads"] |= set(per_wl)
         nets.append(
             {
                 "network": net,
@@ -71,6 +74,7 @@ def stats(root, held_out=None) -> dict:
     return {
         "networks": nets,
         "distinct_workloads": len(by_wl),
+        "per_hardware": {hw: {**t, "workloads": len(t["workloads"])} for hw, t in per_hw.items()},
         "shared_with_held_out": {h: sorted(by_wl[h]) for h in shared},
         "collection": rates,
     }
@@ -128,6 +132,11 @@ def stats_markdown(st: dict) -> str:
         f"{tot['distinct']} | {tot['failed']} | {tot['invalid_latency']} | | "
         f"{len(st['shared_with_held_out'])} distinct | | |"
     )
+    if len(st["per_hardware"]) > 1:  # the targets are per CPU
+        rows += [
+            f"| **total** | {hw} | | {t['workloads']} distinct | {t['valid']} | | | | | | | |"
+            for hw, t in st["per_hardware"].items()
+        ]
     rows += [""] + [_rate_line(hw, r) for hw, r in st["collection"].items()]
     shared = st["shared_with_held_out"]
     rows += ["", f"Workloads shared between held-out and training networks: {len(shared)}"]
