@@ -30,6 +30,7 @@ def test_output_types_accept_new_paths_and_refuse_files_in_the_way(tmp_path):
         ["eval", "--json", "{tmp}/afile/x.json"],
         ["embeddings", "--out", "{tmp}/afile/v.npy"],
         ["pack", "--out", "{tmp}/afile"],
+        ["dataset-stats", "--card", "{tmp}/afile/card.md"],
         ["tune", "--network", "tiny_cnn", "--work-dir", "{tmp}/afile"],
     ],
 )
