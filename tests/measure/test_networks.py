@@ -34,3 +34,23 @@ def test_training_selection_has_the_synthetic_families_and_no_held_out_network()
     assert network_names(["synthetic", "resnet50"]) == [*SYNTHETIC, "resnet50"]
     with pytest.raises(UsageError, match="synthetic"):
         network_names(["synthetic_gemm"])
+
+
+def test_int8_family_accumulates_in_int32_and_requantizes_to_int8(llvm_target):
+    import numpy as np
+    import tvm
+
+    family = "synthetic_matmul_int8"
+    m, n, k = SYNTHETIC[family][0]  # (1, 1000, 512)
+    a_shape = f'(T.int64({m}), T.int64({k})), "int8"'
+    funcs = [t.dispatched[0] for t in extract_tasks(family, llvm_target)]
+    (func,) = [f for f in funcs if a_shape in f.script()]
+    lib = tvm.compile(func, target=llvm_target)
+    rng = np.random.default_rng(0)
+    a = rng.integers(-128, 128, (m, k), dtype=np.int8)
+    b = rng.integers(-128, 128, (k, n), dtype=np.int8)
+    out = tvm.runtime.tensor(np.zeros((m, n), np.int8))
+    lib["main"](tvm.runtime.tensor(a), tvm.runtime.tensor(b), out)
+    acc = a.astype(np.int32) @ b.astype(np.int32)  # would overflow int8 or int16
+    want = np.clip(np.round(acc.astype(np.float32) / 256), -128, 127).astype(np.int8)
+    np.testing.assert_array_equal(out.numpy(), want)

@@ -8,6 +8,8 @@ from __future__ import annotations
 #: whose tasks are independent operators, one per shape (float32, batch as given).
 #: ``matmul``: (M, N, K); ``batch_matmul``: (B, M, N, K); ``conv2d``: (C_in, H = W, C_out, kernel,
 #: stride), NCHW, padding kernel // 2; ``depthwise_conv2d``: (C, H = W, kernel, stride).
+#: The ``_int8`` families are quantized inference's form of the same operators: int8 inputs,
+#: int32 accumulation, then requantized to int8 (scaled, rounded, clipped), all in one task.
 SYNTHETIC: dict[str, tuple[tuple[int, ...], ...]] = {
     "synthetic_matmul": (
         (1, 1000, 512),
@@ -63,6 +65,12 @@ SYNTHETIC: dict[str, tuple[tuple[int, ...], ...]] = {
         (1152, 7, 5, 1),
     ),
 }
+SYNTHETIC["synthetic_matmul_int8"] = SYNTHETIC["synthetic_matmul"]
+SYNTHETIC["synthetic_conv2d_int8"] = SYNTHETIC["synthetic_conv2d"]
+
+#: The scale an int8 family's int32 result is requantized by (any constant: latency does not
+#: depend on it).
+_REQUANT_SCALE = 1.0 / 256
 
 
 def synthetic_module(name: str):
@@ -75,6 +83,9 @@ def synthetic_module(name: str):
     if name not in SYNTHETIC:
         raise ValueError(f"unknown synthetic family {name!r}; choose one of {sorted(SYNTHETIC)}")
     op = name.removeprefix("synthetic_")
+    quantized = op.endswith("_int8")
+    op = op.removesuffix("_int8")
+    dtype = "int8" if quantized else "float32"
     params, ops = [], []
     for i, shape in enumerate(SYNTHETIC[name]):
         if op == "matmul":
@@ -91,9 +102,10 @@ def synthetic_module(name: str):
             c, h, k, st = shape
             shapes = [(1, c, h, h), (c, 1, k, k)]
             make = partial(relax.op.nn.conv2d, strides=st, padding=k // 2, groups=c)
+        if quantized:
+            make = partial(_requantized, partial(make, out_dtype="int32"))
         args = [
-            relax.Var(f"{op}{i}_{j}", relax.TensorType(sh, "float32"))
-            for j, sh in enumerate(shapes)
+            relax.Var(f"{op}{i}_{j}", relax.TensorType(sh, dtype)) for j, sh in enumerate(shapes)
         ]
         params += args
         ops.append((make, args))
@@ -103,3 +115,13 @@ def synthetic_module(name: str):
             out = bb.emit_output(relax.Tuple([bb.emit(make(*args)) for make, args in ops]))
         bb.emit_func_output(out)
     return relax.get_pipeline("zero")(bb.get())
+
+
+def _requantized(make, *args):
+    """``make(*args)`` (int32) scaled back to int8, as a quantized layer ends: FuseOps puts the
+    whole chain into the operator's task."""
+    from tvm import relax
+
+    acc = relax.op.astype(make(*args), "float32")
+    scaled = relax.op.round(relax.op.multiply(acc, relax.const(_REQUANT_SCALE, "float32")))
+    return relax.op.astype(relax.op.clip(scaled, -128, 127), "int8")
