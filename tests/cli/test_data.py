@@ -46,3 +46,30 @@ def test_dataset_stats_rewrites_the_cards_section_and_keeps_the_rest(small_datas
     assert f"--data {small_dataset} --card {card}`" in body
     assert "| resnet50 | cpu |" in body and "| resnet18 | cpu |" in body
     assert "Workloads shared between held-out and training networks: 2" in body
+
+
+def test_would_add_extracts_each_networks_tasks_and_counts_what_the_dataset_lacks(tmp_path, capsys):
+    import json
+
+    from tvm_gnn.cli import main
+    from tvm_gnn.collect import network_tasks, task_manifest
+    from tvm_gnn.measure.hardware import hardware_name
+    from tvm_gnn.measure.sampling import target_from
+
+    target = target_from("llvm", 2)
+    folder = tmp_path / hardware_name(target) / "synthetic_depthwise_conv2d"
+    folder.mkdir(parents=True)
+    (folder / "database_workload.json").write_text("")  # started: 4 of its 10 tasks listed
+    manifest = task_manifest(network_tasks("synthetic_depthwise_conv2d", target))
+    (folder / "tasks.json").write_text(json.dumps(manifest[:4]))
+    argv = ["dataset-stats", "--data", str(tmp_path), "--num-cores", "2", "-q", "--would-add"]
+    assert main([*argv, "synthetic_depthwise_conv2d", "synthetic_matmul_int8"]) == 0
+    out = capsys.readouterr().out
+    assert "| synthetic_depthwise_conv2d | 10 | 10 | 6 | 6 | - |" in out
+    assert "| synthetic_matmul_int8 | 13 | 13 | 13 | 13 | - |" in out
+    assert "In all: 19 new workloads (no timed collection on" in out
+    assert (
+        main([*argv, "resnet181"]) == 2 and "unknown network 'resnet181'" in capsys.readouterr().err
+    )
+    assert main([*argv, "resnet18", "--card", str(tmp_path / "c.md")]) == 2
+    assert "leave it out with --would-add" in capsys.readouterr().err

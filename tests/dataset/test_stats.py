@@ -88,3 +88,41 @@ def test_a_second_cpu_keeps_its_own_rows_and_totals(small_dataset, tmp_path):
     table = data.stats_markdown(st)
     assert f"| **total** | cpu2 | | 5 distinct | {r18['valid']} |" in table
     assert "| **total** | cpu |" not in data.stats_markdown(one)  # one CPU: one total row
+
+
+def test_would_add_counts_workloads_new_to_the_dataset_and_new_after_the_candidates_before(
+    small_dataset,
+):
+    import json
+
+    tasks = json.loads((small_dataset / "cpu" / "resnet18" / "tasks.json").read_text())
+    known = tasks[0]["shash"]  # queued or measured, a tasks.json workload is the dataset's
+
+    def manifest(*hashes):
+        return [{"name": f"t{i}", "shash": h, "weight": 1} for i, h in enumerate(hashes)]
+
+    cands = {"a": manifest(known, "new1", "new2"), "b": manifest("new2", "new3")}
+    rows = data.would_add(small_dataset, "cpu", cands)
+    assert [(r["network"], r["tasks"], r["new"], r["new_after_above"]) for r in rows] == [
+        ("a", 3, 2, 2),
+        ("b", 2, 2, 1),
+    ]
+    assert data.would_add(small_dataset, "another-cpu", cands)[0]["new"] == 3  # none there
+    table = data.would_add_markdown(rows, "cpu", rate=36.0)  # 32 records of 36 s: 0.32 h
+    assert "| a | 3 | 3 | 2 | 2 | 0.6 |" in table and "| b | 2 | 2 | 2 | 1 | 0.3 |" in table
+    assert table.endswith("In all: 3 new workloads, about 1.0 h at 36.00 s a record")
+    assert "no time estimate" in data.would_add_markdown(rows, "cpu", rate=None)
+
+
+def test_collection_rate_reads_only_its_hardwares_timed_runs(packed, tmp_path):
+    import shutil
+
+    root = tmp_path / "data"
+    (hw,) = [p.name for p in packed.iterdir()]
+    shutil.copytree(packed / hw, root / hw)
+    shutil.copytree(packed / hw, root / "other")
+    (root / "other" / "unit" / "provenance.jsonl").write_text('{"measured": 10, "seconds": 50.0}\n')
+    rate = data.stats(root)["collection"][hw]
+    assert data.collection_rate(root, hw) == rate["seconds"] / rate["records"]
+    assert data.collection_rate(root, "other") == 5.0
+    assert data.collection_rate(root, "absent") is None

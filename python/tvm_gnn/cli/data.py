@@ -119,9 +119,14 @@ def cmd_unpack(args) -> int:
 
 
 def cmd_dataset_stats(args) -> int:
-    """Print per-network counts, latency range and shared workloads of a dataset (markdown)."""
+    """Print per-network counts, latency range and shared workloads of a dataset (markdown).
+
+    With --would-add, print instead how many new workloads each named network would bring: a way
+    to choose what to collect next for breadth, before spending hours measuring it."""
     from ..dataset import stats, stats_markdown
 
+    if args.would_add:
+        return _would_add(args)
     text = stats_markdown(stats(args.data))
     print(text)
     if args.card:
@@ -133,6 +138,29 @@ def cmd_dataset_stats(args) -> int:
         head = f"Printed by {command} on {datetime.date.today().isoformat()}."
         write_section(args.card, "dataset-stats", f"{head}\n\n{text}")
         print(f"wrote the dataset-stats section of {args.card}")
+    return 0
+
+
+def _would_add(args) -> int:
+    from ..collect import network_tasks, task_manifest
+    from ..dataset import collection_rate, would_add, would_add_markdown
+    from ..dataset.layout import check_root
+    from ..measure.hardware import hardware_name
+    from ..measure.sampling import target_from
+    from ..progress import bar
+
+    if args.card:
+        raise UsageError("--card writes the dataset's counts; leave it out with --would-add")
+    networks = network_names(args.would_add)
+    check_root(args.data)  # before minutes of task extraction
+    target = target_from(args.target, args.num_cores)
+    hardware = hardware_name(target)
+    manifests = {
+        net: task_manifest(network_tasks(net, target))
+        for net in bar(networks, "extracting tasks", not args.quiet, unit="network")
+    }
+    rows = would_add(args.data, hardware, manifests)
+    print(would_add_markdown(rows, hardware, collection_rate(args.data, hardware)))
     return 0
 
 
@@ -261,6 +289,16 @@ def _dataset_stats_parser(sub) -> None:
         help="also write the output into the generated dataset-stats section of this markdown "
         "file (e.g. docs/dataset.md), keeping the rest of it",
     )
+    p.add_argument(
+        "--would-add",
+        nargs="+",
+        default=None,
+        metavar="NETWORK",
+        help="instead of the counts, extract these networks' tasks (names as collect's "
+        "--network takes them) and print how many workloads each would add to the dataset's "
+        "part for --target, and the hours collecting them would take at the measured rate",
+    )
+    target_args(p)
     p.set_defaults(func=cmd_dataset_stats)
 
 

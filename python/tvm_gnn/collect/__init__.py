@@ -21,7 +21,7 @@ not recorded (:func:`tvm_gnn.collect.records._commit_new_class`).
 """
 
 from .config import CollectConfig, provenance
-from .network import collect_network
+from .network import collect_network, network_tasks, task_manifest
 from .task import EVOLUTION_ROUNDS, EXHAUST_DRAWS, collect_task, unrecorded_draws
 
 __all__ = [
@@ -30,6 +30,8 @@ __all__ = [
     "CollectConfig",
     "collect_network",
     "collect_task",
+    "network_tasks",
     "provenance",
+    "task_manifest",
     "unrecorded_draws",
 ]

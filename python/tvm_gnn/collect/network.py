@@ -16,6 +16,21 @@ from .records import _existing
 from .task import collect_task
 
 
+def network_tasks(network: str, target) -> list[tuple]:
+    """``(name, mod, weight)`` of each tuning task MetaSchedule extracts from a network (or a
+    synthetic family) for ``target``."""
+    from ..measure.networks import extract_tasks
+
+    return [(t.task_name, t.dispatched[0], int(t.weight)) for t in extract_tasks(network, target)]
+
+
+def task_manifest(tasks) -> list[dict]:
+    """What ``tasks.json`` keeps of each task: its name, workload (structural hash) and weight."""
+    import tvm_ffi
+
+    return [{"name": n, "shash": str(tvm_ffi.structural_hash(m)), "weight": w} for n, m, w in tasks]
+
+
 def collect_network(
     network: str,
     out_root,
@@ -32,7 +47,6 @@ def collect_network(
     ``tasks``, if given, is a list of ``(name, mod, weight)`` used instead of extracting the
     network's tasks (tests use a small program this way).
     """
-    import tvm_ffi
     from tqdm import tqdm
 
     from ..measure.builder import make_builder
@@ -42,16 +56,10 @@ def collect_network(
     folder.mkdir(parents=True, exist_ok=True)
     problems = dbfile.repair(folder)
     if tasks is None:
-        from ..measure.networks import extract_tasks
-
-        tasks = [
-            (t.task_name, t.dispatched[0], int(t.weight)) for t in extract_tasks(network, target)
-        ]
+        tasks = network_tasks(network, target)
     if cfg.max_tasks is not None:
         tasks = tasks[: cfg.max_tasks]
-    manifest = [
-        {"name": n, "shash": str(tvm_ffi.structural_hash(m)), "weight": w} for n, m, w in tasks
-    ]
+    manifest = task_manifest(tasks)
     atomic.write_json(folder / "tasks.json", manifest)
     line = provenance(target, measure, cfg, rpc_key)
     run_log = RunLog(folder / "provenance.jsonl", line, start)  # task extraction counts too

@@ -26,7 +26,7 @@ from .layout import (
 )
 from .records import Sample, distinct_programs, samples, tuning_records
 from .splits import SPLITS, split
-from .stats import stats, stats_markdown
+from .stats import collection_rate, stats, stats_markdown, would_add, would_add_markdown
 from .store_features import load_store_features
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "META_FILES",
     "SPLITS",
     "Sample",
+    "collection_rate",
     "contents_digest",
     "distinct_programs",
     "hardware_names",
@@ -54,4 +55,6 @@ __all__ = [
     "training_networks",
     "tuning_records",
     "unpack",
+    "would_add",
+    "would_add_markdown",
 ]

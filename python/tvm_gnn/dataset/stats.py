@@ -27,11 +27,7 @@ def stats(root, held_out=None) -> dict:
     held_out = set(held_out or HELD_OUT)
     nets, by_wl, rates, per_hw = [], {}, {}, {}
     for hw, net, folder in network_folders(check_root(root)):
-        rate = rates.setdefault(hw, {"runs": 0, "records": 0, "seconds": 0.0})
-        for run in _timed_runs(folder):
-            rate["runs"] += 1
-            rate["records"] += run["measured"]
-            rate["seconds"] += run["seconds"]
+        _add_timed_runs(rates.setdefault(hw, _no_runs()), folder)
         got, scan = samples(folder)
         per_wl = {}
         traces = {r.line: json.dumps(r.trace, separators=(",", ":")) for r in scan.records}
@@ -78,6 +74,84 @@ def stats(root, held_out=None) -> dict:
         "shared_with_held_out": {h: sorted(by_wl[h]) for h in shared},
         "collection": rates,
     }
+
+
+def collection_rate(root, hardware: str) -> float | None:
+    """Seconds a record over the timed ``collect`` runs of ``hardware``'s folders (None if none)."""
+    rate = _no_runs()
+    for hw, _, folder in network_folders(check_root(root)):
+        if hw == hardware:
+            _add_timed_runs(rate, folder)
+    return rate["seconds"] / rate["records"] if rate["records"] else None
+
+
+def would_add(root, hardware: str, manifests: dict[str, list[dict]]) -> list[dict]:
+    """How many workloads each candidate network would add to ``hardware``'s part of the dataset.
+
+    ``manifests`` maps a network to its tasks as ``tasks.json`` keeps them (name, shash, weight),
+    in the order the candidates are considered. The dataset's workloads are those of every
+    ``tasks.json`` of the hardware's folders, measured or queued. Per network: its ``tasks``,
+    distinct ``workloads``, those ``new`` to the dataset, and those new after the candidates
+    before it (``new_after_above``: collecting them all in this order adds their sum).
+    """
+    known = set()
+    root = check_root(root)
+    for hw, _, folder in network_folders(root):
+        if hw == hardware and (folder / "tasks.json").exists():
+            known |= {t["shash"] for t in read_json(folder / "tasks.json")}
+    seen = set(known)
+    rows = []
+    for net, manifest in manifests.items():
+        hashes = {t["shash"] for t in manifest}
+        rows.append(
+            {
+                "network": net,
+                "tasks": len(manifest),
+                "workloads": len(hashes),
+                "new": len(hashes - known),
+                "new_after_above": len(hashes - seen),
+            }
+        )
+        seen |= hashes
+    return rows
+
+
+def would_add_markdown(rows: list[dict], hardware: str, rate: float | None, trials: int = 32):
+    """``would_add``'s rows as a table, with the collection each would cost at ``trials`` records
+    a workload and ``hardware``'s measured rate (an upper bound: a workload whose design space
+    runs out stops early)."""
+    out = [
+        f"Workloads each network would add to the dataset's {hardware} part (its tasks.json "
+        "files, measured or queued):",
+        "",
+        "| network | tasks | workloads | new to the dataset | new after the networks above | "
+        f"hours to collect them ({trials} records a workload) |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        hours = "-" if rate is None else f"{r['new_after_above'] * trials * rate / 3600:.1f}"
+        out.append(
+            f"| {r['network']} | {r['tasks']} | {r['workloads']} | {r['new']} | "
+            f"{r['new_after_above']} | {hours} |"
+        )
+    total = sum(r["new_after_above"] for r in rows)
+    out += ["", f"In all: {total} new workloads"]
+    if rate is not None:
+        out[-1] += f", about {total * trials * rate / 3600:.1f} h at {rate:.2f} s a record"
+    else:
+        out[-1] += f" (no timed collection on {hardware} yet, so no time estimate)"
+    return "\n".join(out)
+
+
+def _no_runs() -> dict:
+    return {"runs": 0, "records": 0, "seconds": 0.0}
+
+
+def _add_timed_runs(rate: dict, folder) -> None:
+    for run in _timed_runs(folder):
+        rate["runs"] += 1
+        rate["records"] += run["measured"]
+        rate["seconds"] += run["seconds"]
 
 
 def _timed_runs(folder) -> list[dict]:
