@@ -255,6 +255,13 @@ NETWORKS: dict[str, NetworkSpec] = {
     "regnet_x_1_6gf": NetworkSpec(_tv("regnet_x_1_6gf"), (1, 3, 224, 224)),
     "squeezenet1_0": NetworkSpec(_tv("squeezenet1_0"), (1, 3, 224, 224)),
     "densenet169": NetworkSpec(_tv("densenet169"), (1, 3, 224, 224)),
+    # added 2026-11-28 for the record target, chosen with `dataset-stats --would-add` for new
+    # workloads and operators: (2+1)-D and mixed 3-D convolutions, a dilated ResNet-50 backbone
+    "r2plus1d_18": NetworkSpec(_tv("r2plus1d_18", "video"), (1, 3, 8, 112, 112)),
+    "mc3_18": NetworkSpec(_tv("mc3_18", "video"), (1, 3, 8, 112, 112)),
+    "fcn_resnet50": NetworkSpec(_segmentation("fcn_resnet50"), (1, 3, 224, 224)),
+    "regnet_y_1_6gf": NetworkSpec(_tv("regnet_y_1_6gf"), (1, 3, 224, 224)),
+    "shufflenet_v2_x0_5": NetworkSpec(_tv("shufflenet_v2_x0_5"), (1, 3, 224, 224)),
 }
 
 
