@@ -65,9 +65,9 @@ def test_would_add_extracts_each_networks_tasks_and_counts_what_the_dataset_lack
     argv = ["dataset-stats", "--data", str(tmp_path), "--num-cores", "2", "-q", "--would-add"]
     assert main([*argv, "synthetic_depthwise_conv2d", "synthetic_matmul_int8"]) == 0
     out = capsys.readouterr().out
-    assert "| synthetic_depthwise_conv2d | 10 | 10 | 6 | 6 | - |" in out
-    assert "| synthetic_matmul_int8 | 13 | 13 | 13 | 13 | - |" in out
-    assert "In all: 19 new workloads (no timed collection on" in out
+    assert "| synthetic_depthwise_conv2d | 10 | 10 | 6 | 6 | 320 | - |" in out
+    assert "| synthetic_matmul_int8 | 13 | 13 | 13 | 13 | 416 | - |" in out
+    assert "In all: 19 new workloads from 736 records (no timed collection on" in out
     assert (
         main([*argv, "resnet181"]) == 2 and "unknown network 'resnet181'" in capsys.readouterr().err
     )

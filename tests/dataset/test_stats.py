@@ -109,8 +109,13 @@ def test_would_add_counts_workloads_new_to_the_dataset_and_new_after_the_candida
     ]
     assert data.would_add(small_dataset, "another-cpu", cands)[0]["new"] == 3  # none there
     table = data.would_add_markdown(rows, "cpu", rate=36.0)  # 32 records of 36 s: 0.32 h
-    assert "| a | 3 | 3 | 2 | 2 | 0.6 |" in table and "| b | 2 | 2 | 2 | 1 | 0.3 |" in table
-    assert table.endswith("In all: 3 new workloads, about 1.0 h at 36.00 s a record")
+    # collect measures every task of a network, shared workloads too: a's 3 tasks cost 96 records
+    assert (
+        "| a | 3 | 3 | 2 | 2 | 96 | 1.0 |" in table and "| b | 2 | 2 | 2 | 1 | 64 | 0.6 |" in table
+    )
+    assert table.endswith(
+        "In all: 3 new workloads from 160 records, about 1.6 h at 36.00 s a record"
+    )
     assert "no time estimate" in data.would_add_markdown(rows, "cpu", rate=None)
 
 

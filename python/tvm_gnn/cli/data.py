@@ -296,7 +296,7 @@ def _dataset_stats_parser(sub) -> None:
         metavar="NETWORK",
         help="instead of the counts, extract these networks' tasks (names as collect's "
         "--network takes them) and print how many workloads each would add to the dataset's "
-        "part for --target, and the hours collecting them would take at the measured rate",
+        "part for --target, and what collecting each would cost at the measured rate",
     )
     target_args(p)
     p.set_defaults(func=cmd_dataset_stats)

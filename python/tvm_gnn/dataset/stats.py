@@ -117,27 +117,30 @@ def would_add(root, hardware: str, manifests: dict[str, list[dict]]) -> list[dic
 
 
 def would_add_markdown(rows: list[dict], hardware: str, rate: float | None, trials: int = 32):
-    """``would_add``'s rows as a table, with the collection each would cost at ``trials`` records
-    a workload and ``hardware``'s measured rate (an upper bound: a workload whose design space
-    runs out stops early)."""
+    """``would_add``'s rows as a table, with what collecting each network would cost: ``collect``
+    measures ``trials`` records of every task of a network, its shared workloads too, so the
+    cost is its tasks' records at ``hardware``'s measured rate (an upper bound: a workload whose
+    design space runs out stops early, and a network already begun needs fewer)."""
     out = [
         f"Workloads each network would add to the dataset's {hardware} part (its tasks.json "
         "files, measured or queued):",
         "",
         "| network | tasks | workloads | new to the dataset | new after the networks above | "
-        f"hours to collect them ({trials} records a workload) |",
-        "|---|---:|---:|---:|---:|---:|",
+        f"records to collect ({trials} a task) | hours |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
-        hours = "-" if rate is None else f"{r['new_after_above'] * trials * rate / 3600:.1f}"
+        records = r["tasks"] * trials
+        hours = "-" if rate is None else f"{records * rate / 3600:.1f}"
         out.append(
             f"| {r['network']} | {r['tasks']} | {r['workloads']} | {r['new']} | "
-            f"{r['new_after_above']} | {hours} |"
+            f"{r['new_after_above']} | {records} | {hours} |"
         )
-    total = sum(r["new_after_above"] for r in rows)
-    out += ["", f"In all: {total} new workloads"]
+    new = sum(r["new_after_above"] for r in rows)
+    records = sum(r["tasks"] for r in rows) * trials
+    out += ["", f"In all: {new} new workloads from {records} records"]
     if rate is not None:
-        out[-1] += f", about {total * trials * rate / 3600:.1f} h at {rate:.2f} s a record"
+        out[-1] += f", about {records * rate / 3600:.1f} h at {rate:.2f} s a record"
     else:
         out[-1] += f" (no timed collection on {hardware} yet, so no time estimate)"
     return "\n".join(out)
