@@ -26,6 +26,7 @@ from pathlib import Path
 
 from .. import atomic
 from ..errors import DataError
+from ..jsonfile import read_json
 from . import dbfile
 
 logger = logging.getLogger(__name__)
@@ -217,6 +218,13 @@ def training_networks(root, hardware: str, held_out) -> list[str]:
 
 #: Workloads (structural hashes) whose design space was measured completely, so reruns skip them.
 EXHAUSTED_FILE = "exhausted.json"
+
+
+def read_tasks(folder: Path) -> list[dict]:
+    """A folder's ``tasks.json`` (name, shash and weight of each task ``collect`` extracted);
+    empty if the folder has none."""
+    path = Path(folder) / "tasks.json"
+    return read_json(path) if path.exists() else []
 
 
 def read_exhausted(folder: Path) -> set:

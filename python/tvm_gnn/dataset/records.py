@@ -10,9 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..jsonfile import read_json
 from . import dbfile
-from .layout import open_db_folder
+from .layout import open_db_folder, read_tasks
 
 logger = logging.getLogger(__name__)
 
@@ -39,8 +38,7 @@ def samples(folder, max_line: int | None = None) -> tuple[list[Sample], dbfile.R
     """
     folder = Path(folder)
     plain = open_db_folder(folder)
-    tasks = read_json(folder / "tasks.json") if (folder / "tasks.json").exists() else []
-    by_hash = {t["shash"]: t for t in tasks}
+    by_hash = {t["shash"]: t for t in read_tasks(folder)}
     scan = dbfile.read_records(plain)
     hashes = scan.workload_hashes
     out = []

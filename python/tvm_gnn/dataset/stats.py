@@ -8,9 +8,8 @@ import json
 
 import numpy as np
 
-from ..jsonfile import read_json
 from ..measure.networks import HELD_OUT
-from .layout import check_root, network_folders, read_exhausted
+from .layout import check_root, network_folders, read_exhausted, read_tasks
 from .records import samples
 
 
@@ -46,9 +45,7 @@ def stats(root, held_out=None) -> dict:
                 "network": net,
                 "hardware": hw,
                 "workloads": set(per_wl),
-                "tasks": len(read_json(folder / "tasks.json"))
-                if (folder / "tasks.json").exists()
-                else 0,
+                "tasks": len(read_tasks(folder)),
                 "workloads_measured": len(per_wl),
                 "valid": len(got),
                 "distinct": len(distinct),
@@ -97,8 +94,8 @@ def would_add(root, hardware: str, manifests: dict[str, list[dict]]) -> list[dic
     known = set()
     root = check_root(root)
     for hw, _, folder in network_folders(root):
-        if hw == hardware and (folder / "tasks.json").exists():
-            known |= {t["shash"] for t in read_json(folder / "tasks.json")}
+        if hw == hardware:
+            known |= {t["shash"] for t in read_tasks(folder)}
     seen = set(known)
     rows = []
     for net, manifest in manifests.items():
