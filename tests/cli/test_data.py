@@ -15,6 +15,8 @@ def test_collect_help_documents_every_option():
         "--network",
         "--out",
         "--trials-per-task",
+        "--wide-spread",
+        "--wide-spread-trials",
         "--uniform-fraction",
         "--population",
         "--batch-size",
@@ -73,3 +75,27 @@ def test_would_add_extracts_each_networks_tasks_and_counts_what_the_dataset_lack
     )
     assert main([*argv, "resnet18", "--card", str(tmp_path / "c.md")]) == 2
     assert "leave it out with --would-add" in capsys.readouterr().err
+
+
+def test_dataset_stats_wide_spread_reads_the_targets_hardware(small_dataset, tmp_path, capsys):
+    import shutil
+
+    from tvm_gnn.cli import main
+    from tvm_gnn.measure.hardware import hardware_name
+    from tvm_gnn.measure.sampling import target_from
+
+    hardware = hardware_name(target_from("llvm", 2))
+    shutil.copytree(small_dataset / "cpu", tmp_path / hardware)
+    argv = ["dataset-stats", "--data", str(tmp_path), "--num-cores", "2", "--wide-spread", "2"]
+    assert main([*argv, "--trials-per-task", "16"]) == 0
+    out = capsys.readouterr().out
+    assert f"of the first 16 valid records) of the 11 tasks of {hardware}" in out
+    assert "get up to 32 valid records" in out
+    assert main(argv) == 0  # 32 a task, the default: none of the fixture's tasks is that far
+    assert (
+        f"No task of {hardware} has its first 32 valid records in yet." in capsys.readouterr().out
+    )
+    assert main([*argv, "--would-add", "resnet18"]) == 2
+    assert "use one" in capsys.readouterr().err
+    assert main([*argv, "--wide-spread-trials", "8"]) == 2  # fewer than --trials-per-task
+    assert "must be at least" in capsys.readouterr().err

@@ -190,6 +190,30 @@ def test_a_failed_record_does_not_count_toward_the_target(tmp_path, llvm_target)
     assert len({json.dumps(r.trace) for r in scan.records}) == 5  # the failed program not retried
 
 
+def test_a_widely_spread_task_is_measured_further_and_resumes_there(tmp_path, llvm_target):
+    """Any two timings of different programs differ, so a ratio just above 1 marks the tiny
+    matmul wide: it gets 8 valid records instead of 4 (a narrow task's 4: test_config.py)."""
+    wide = CollectConfig(
+        trials_per_task=4, uniform_fraction=1.0, batch_size=2, wide_spread=1.0 + 1e-9,
+        wide_spread_trials=8,
+    )  # fmt: skip
+    got = collect_network(
+        "w", tmp_path, llvm_target, wide, FAST_MEASURE, tasks=[_tiny_task()], progress=False
+    )
+    assert got["measured"] == 8 and got["records"] == 8
+    record_file = _db_folder(tmp_path, "w") / dbfile.RECORD_FILE
+    lines = record_file.read_text().splitlines(keepends=True)
+    record_file.write_text("".join(lines[:6]))  # as if killed among the extra records
+    again = collect_network(
+        "w", tmp_path, llvm_target, wide, FAST_MEASURE, tasks=[_tiny_task()], progress=False
+    )
+    assert again["measured"] == 2 and again["records"] == 8
+    traces = [json.dumps(r.trace) for r in dbfile.read_records(record_file.parent).records]
+    assert len(set(traces)) == 8  # nothing recorded twice
+    prov = json.loads((record_file.parent / "provenance.jsonl").read_text().splitlines()[0])
+    assert prov["collect"]["wide_spread_trials"] == 8  # the setting is in the run's provenance
+
+
 def _pool_task():
     """A 2x2 max pool: a design space of a few dozen programs (VGG-16's pools hold about 28)."""
     import tvm
@@ -246,7 +270,7 @@ def test_a_program_the_database_holds_is_measured_but_not_recorded_again(
     _, mod, _ = _tiny_task()
     db = ms.database.JSONDatabase(work_dir=str(folder))
     workload = db.commit_workload(mod)
-    counts, keys, _ = _existing(folder)
+    _, keys, _ = _existing(folder)
     seen = set(keys[str(tvm_ffi.structural_hash(mod))])
     _, recorded = sample_candidates(mod, llvm_target, 3, seed=0)  # small_db's uniform samples
     assert all(_record_key(c.sch.trace, workload) in seen for c in recorded)
@@ -263,6 +287,7 @@ def test_a_program_the_database_holds_is_measured_but_not_recorded_again(
     scheduler = ms.task_scheduler.TaskScheduler.create("round-robin")
     commit.apply(scheduler, 0, cands, built, [r.result() for r in runs])
     assert (commit.proposed, commit.new, commit.repeats, commit.failed) == (4, len(fresh), 2, 0)
+    assert len(commit.latencies) == len(fresh) and min(commit.latencies) > 0  # the new ones only
     scan = dbfile.read_records(folder)
     assert len(scan.records) == 6 + len(fresh)
     assert len({json.dumps(r.trace) for r in scan.records}) == len(scan.records)

@@ -10,7 +10,14 @@ from pathlib import Path
 
 from ..measure.runner import SEARCH_POPULATION
 from . import console, signals
-from .common import UsageError, output_file, output_folder, positive_int, target_args
+from .common import (
+    UsageError,
+    number_in,
+    output_file,
+    output_folder,
+    positive_int,
+    target_args,
+)
 
 logger = logging.getLogger("tvm_gnn")
 
@@ -58,6 +65,8 @@ def cmd_collect(args) -> int:
         seed=args.seed,
         max_tasks=args.max_tasks,
         population=args.population,
+        wide_spread=args.wide_spread,
+        wide_spread_trials=args.wide_spread_trials,
     )
     measure = MeasureConfig(
         number=args.number,
@@ -122,11 +131,17 @@ def cmd_dataset_stats(args) -> int:
     """Print per-network counts, latency range and shared workloads of a dataset (markdown).
 
     With --would-add, print instead how many new workloads each named network would bring: a way
-    to choose what to collect next for breadth, before spending hours measuring it."""
+    to choose what to collect next for breadth, before spending hours measuring it. With
+    --wide-spread, print how widely the measured tasks' latencies spread and what
+    `collect --wide-spread` would add to them."""
     from ..dataset import stats, stats_markdown
 
+    if args.would_add and args.wide_spread:
+        raise UsageError("--would-add and --wide-spread print different things; use one")
     if args.would_add:
         return _would_add(args)
+    if args.wide_spread:
+        return _wide_spread(args)
     text = stats_markdown(stats(args.data))
     print(text)
     if args.card:
@@ -138,6 +153,26 @@ def cmd_dataset_stats(args) -> int:
         head = f"Printed by {command} on {datetime.date.today().isoformat()}."
         write_section(args.card, "dataset-stats", f"{head}\n\n{text}")
         print(f"wrote the dataset-stats section of {args.card}")
+    return 0
+
+
+def _wide_spread(args) -> int:
+    from ..collect import CollectConfig
+    from ..collect.plan import wide_spread_markdown, wide_spread_plan
+    from ..dataset import collection_rate
+    from ..measure.hardware import hardware_name
+    from ..measure.sampling import target_from
+
+    if args.card:
+        raise UsageError("--card writes the dataset's counts; leave it out with --wide-spread")
+    cfg = CollectConfig(
+        trials_per_task=args.trials_per_task,
+        wide_spread=args.wide_spread,
+        wide_spread_trials=args.wide_spread_trials,
+    )
+    hardware = hardware_name(target_from(args.target, args.num_cores))
+    plan = wide_spread_plan(args.data, hardware, cfg)
+    print(wide_spread_markdown(plan, hardware, cfg, collection_rate(args.data, hardware)))
     return 0
 
 
@@ -185,6 +220,11 @@ def _collect_parser(sub) -> None:
         default=48,
         help="valid measured candidates per task; failed builds and runs are kept as "
         "failures but do not count (default: 48)",
+    )
+    _wide_spread_args(
+        p,
+        "measure more of a task whose first --trials-per-task valid latencies spread by at least "
+        "RATIO (90th percentile over 10th), up to --wide-spread-trials (default: off)",
     )
     p.add_argument(
         "--uniform-fraction",
@@ -298,8 +338,37 @@ def _dataset_stats_parser(sub) -> None:
         "--network takes them) and print how many workloads each would add to the dataset's "
         "part for --target, and what collecting each would cost at the measured rate",
     )
+    _wide_spread_args(
+        p,
+        "instead of the counts, print how widely the latencies of --target's measured tasks "
+        "spread, and what `collect --wide-spread RATIO` would add",
+    )
+    p.add_argument(
+        "--trials-per-task",
+        type=positive_int,
+        default=32,
+        help="with --wide-spread: the collection's --trials-per-task (default: 32)",
+    )
     target_args(p)
     p.set_defaults(func=cmd_dataset_stats)
+
+
+def _wide_spread_args(p, what: str) -> None:
+    p.add_argument(
+        "--wide-spread",
+        type=number_in(1.0, float("inf"), high_open=True),
+        default=None,
+        metavar="RATIO",
+        help=what,
+    )
+    p.add_argument(
+        "--wide-spread-trials",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="valid candidates of a widely spread task, at least --trials-per-task "
+        "(default: twice --trials-per-task)",
+    )
 
 
 def add_parsers(sub) -> None:

@@ -12,6 +12,11 @@ For each task of a network, ``trials_per_task`` candidates are measured:
    search missed, or, finding none unrecorded, mark the design space exhausted (a small space's
    search keeps re-proposing recorded programs and never proves it is done).
 
+With ``wide_spread`` set, a task whose first ``trials_per_task`` valid latencies spread by at
+least that ratio (90th percentile over 10th, :func:`config.latency_spread`) is measured the same
+way up to ``wide_spread_trials``, from seeds of its own (``CollectConfig.task_target``);
+:mod:`tvm_gnn.collect.plan` says what a setting would add to a dataset before any of it is measured.
+
 Records go into one standard JSON database per network and hardware
 (``OUT/<hardware>/<network>/database_*.json``, loadable by ``ms.database.JSONDatabase``), committed
 after every measured batch. Killed at any point and run again with the same arguments, it resumes:

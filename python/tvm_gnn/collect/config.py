@@ -10,6 +10,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import numpy as np
+
 from .. import atomic
 from ..measure.hardware import cpu_model, device_model
 from ..measure.runner import SEARCH_POPULATION, MeasureConfig
@@ -25,12 +27,43 @@ class CollectConfig:
     seed: int = 0  # seeds sampling and search
     max_tasks: int | None = None  # only the first N tasks of each network (smoke runs)
     population: int = SEARCH_POPULATION  # the evolutionary search's population
+    # a task whose first trials_per_task valid latencies spread by at least this ratio (90th
+    # percentile over 10th) is measured up to wide_spread_trials; None: every task stops at
+    # trials_per_task
+    wide_spread: float | None = None
+    wide_spread_trials: int | None = None  # None: twice trials_per_task
 
     def __post_init__(self):
         if not 0.0 <= self.uniform_fraction <= 1.0:
             raise ValueError(f"uniform_fraction must be in [0, 1], got {self.uniform_fraction}")
         if self.trials_per_task < 1 or self.batch_size < 1 or self.population < 1:
             raise ValueError("trials_per_task, batch_size and population must be positive")
+        if self.wide_spread is not None and not self.wide_spread > 1.0:
+            raise ValueError(f"wide_spread must be a ratio above 1, got {self.wide_spread}")
+        if self.wide_spread_trials is not None and self.wide_spread_trials < self.trials_per_task:
+            raise ValueError(
+                f"wide_spread_trials ({self.wide_spread_trials}) must be at least "
+                f"trials_per_task ({self.trials_per_task})"
+            )
+
+    def task_target(self, latencies) -> int:
+        """Valid records to measure for a task whose valid records so far have ``latencies`` (in
+        the order recorded): ``wide_spread_trials`` if the first ``trials_per_task`` of them are
+        all in and spread by at least ``wide_spread``, else ``trials_per_task``. Deciding on the
+        first ones only keeps the decision the same when a killed collection resumes."""
+        first = list(latencies)[: self.trials_per_task]
+        if self.wide_spread is None or len(first) < self.trials_per_task:
+            return self.trials_per_task
+        if latency_spread(first) < self.wide_spread:
+            return self.trials_per_task
+        return self.wide_spread_trials or 2 * self.trials_per_task
+
+
+def latency_spread(latencies) -> float:
+    """How widely ``latencies`` spread: their 90th percentile over their 10th (1.0 when equal).
+    Percentiles rather than the extremes, so one outlier does not make a task wide."""
+    lat = np.asarray(latencies, dtype=float)
+    return float(np.percentile(lat, 90) / np.percentile(lat, 10))
 
 
 def provenance(target, measure: MeasureConfig, cfg: CollectConfig, rpc_key=None) -> dict:

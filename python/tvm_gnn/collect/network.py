@@ -64,13 +64,13 @@ def collect_network(
     line = provenance(target, measure, cfg, rpc_key)
     run_log = RunLog(folder / "provenance.jsonl", line, start)  # task extraction counts too
     existing = _existing(folder)  # per task, counted before any of them runs: tasks are distinct
-    counts = existing[0]
+    latencies = existing[0]
     exhausted = read_exhausted(folder)
-    total = sum(
-        max(0, cfg.trials_per_task - counts.get(t["shash"], 0))
-        for t in manifest
-        if t["shash"] not in exhausted
-    )
+    total = 0  # grows as a task's first records turn out to spread widely
+    for t in manifest:
+        lat = latencies.get(t["shash"], [])
+        if t["shash"] not in exhausted:
+            total += max(0, cfg.task_target(lat) - len(lat))
     builder = make_builder(timeout_sec=measure.build_timeout_sec)
     runner = runner or make_runner(measure)
     summary = {

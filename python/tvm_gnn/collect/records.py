@@ -7,7 +7,7 @@ import functools
 import json
 from pathlib import Path
 
-from ..costs import result_cost
+from ..costs import result_cost, run_cost
 from ..dataset import dbfile
 from ..measure.hardware import device_type
 
@@ -30,20 +30,22 @@ def _trace_key(trace_json) -> str:
 
 
 def _existing(folder: Path):
-    """Per workload shash: number of valid records and the set of all records' trace keys.
+    """Per workload shash: the latencies of its valid records in the order recorded, and the
+    set of all its records' trace keys; and the scan they came from.
 
     A failed record counts as seen (its program is not measured again) but not toward
     ``trials_per_task``, whose target is valid candidates.
     """
     scan = dbfile.read_records(folder)
     hashes = scan.workload_hashes
-    counts: dict[str, int] = {}
+    latencies: dict[str, list[float]] = {}
     keys: dict[str, set] = {}
     for r in scan.records:
         h = hashes[r.workload]
-        counts[h] = counts.get(h, 0) + (not r.failed)
+        if not r.failed:
+            latencies.setdefault(h, []).append(r.latency)
         keys.setdefault(h, set()).add(_trace_key(r.trace))
-    return counts, keys, scan
+    return latencies, keys, scan
 
 
 def _measure_batch(cands, target, builder, runner):
@@ -74,13 +76,15 @@ def _record_key(trace, workload) -> str:
     return _trace_key(ms.database.TuningRecord(trace=trace, workload=workload).as_json()[0])
 
 
-def _commit(db, workload, target, cands, results) -> int:
+def _commit(db, workload, target, cands, results) -> list[float | None]:
+    """Record each candidate with its result; returns their latencies in seconds, ``None`` for
+    a failure or a latency that is not valid (which ``dbfile.read_records`` then skips)."""
     from tvm.s_tir import meta_schedule as ms
 
-    failed = 0
+    costs = []
     for c, r in zip(cands, results):
         ok = r.error_msg is None and r.run_secs
-        failed += not ok
+        costs.append(run_cost(r.run_secs) if ok else None)
         db.commit_tuning_record(
             ms.database.TuningRecord(
                 trace=c.sch.trace,
@@ -90,7 +94,7 @@ def _commit(db, workload, target, cands, results) -> int:
                 args_info=c.args_info,
             )
         )
-    return failed
+    return costs
 
 
 @functools.cache
@@ -110,9 +114,11 @@ def _commit_new_class():
         programs again. Their measurements are counted in ``repeats`` and not recorded.
         """
 
-        def __init__(self, db, workload, target, seen: set, bar=None):
+        def __init__(self, db, workload, target, seen: set, bar=None, latencies=None):
             self.db, self.workload, self.target, self.bar = db, workload, target, bar
             self.seen = seen  # record keys (``_record_key``) of the task, shared with the caller
+            # the valid latencies of the task in recorded order, shared with the caller
+            self.latencies = [] if latencies is None else latencies
             self.proposed = self.new = self.failed = self.repeats = 0
             self.best = float("inf")  # seconds, shown on the bar
 
@@ -136,7 +142,9 @@ def _commit_new_class():
                 latency = result_cost(b, r)
                 if latency is not None:
                     self.best = min(self.best, latency)
-            self.failed += _commit(self.db, self.workload, self.target, new, results)
+            costs = _commit(self.db, self.workload, self.target, new, results)
+            self.failed += costs.count(None)
+            self.latencies.extend(c for c in costs if c is not None)
             self.new += len(new)
             if self.bar is not None:
                 self.bar.update(len(new))

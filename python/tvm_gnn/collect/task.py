@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import atomic
@@ -29,7 +30,8 @@ def collect_task(
     db=None,
     existing=None,
 ) -> dict:
-    """Measure one task up to ``cfg.trials_per_task`` valid records; returns counts.
+    """Measure one task up to ``cfg.trials_per_task`` valid records (``cfg.task_target``: more
+    when its first records spread widely); returns counts.
 
     ``db`` (the folder's JSONDatabase) and ``existing`` (``_existing(folder)``) may be passed in
     when many tasks of one folder are collected: loading them costs seconds per call.
@@ -39,83 +41,125 @@ def collect_task(
 
     shash = str(tvm_ffi.structural_hash(mod))
     done = {"task": task_name, "shash": shash, "measured": 0, "failed": 0, "repeats": 0}
-    exhausted = read_exhausted(folder)
-    if shash in exhausted:
+    if shash in read_exhausted(folder):
         return done  # an earlier run found every program of this design space
-    counts, keys, _ = existing or _existing(folder)
-    have = counts.get(shash, 0)
-    if have >= cfg.trials_per_task:
+    by_workload, keys, _ = existing or _existing(folder)
+    latencies = list(by_workload.get(shash, []))  # valid, in recorded order; grows as we go
+    want = cfg.task_target(latencies)
+    if len(latencies) >= want:
         return done
     db = db or ms.database.JSONDatabase(work_dir=str(folder))
-    workload = db.commit_workload(mod)
-    seen = set(keys.get(shash, set()))  # the traces this task's records hold
-    # 1. uniform samples: deterministic per (seed, task), so a rerun skips what is recorded
-    n_uniform = round(cfg.trials_per_task * cfg.uniform_fraction)
-
-    def measure(todo):
-        nonlocal have
-        for i in range(0, len(todo), cfg.batch_size):
-            batch = [c for _, c in todo[i : i + cfg.batch_size]]
-            results = _measure_batch(batch, target, builder, runner)
-            failed = _commit(db, workload, target, batch, results)
-            done["failed"] += failed
-            seen.update(key for key, _ in todo[i : i + cfg.batch_size])
-            done["measured"] += len(batch)
-            have += len(batch) - failed
-            if bar is not None:
-                bar.update(len(batch))
-
-    if have < n_uniform:
-        todo = unrecorded_draws(
-            mod, target, workload, seen, n_uniform, seed=cfg.seed * 7919 + task_index
-        )
-        measure(todo[: n_uniform - have])
-    # 2. evolutionary search for the rest, into the same database
-    gained, spent = _evolve(task_name, mod, folder, target, cfg, (builder, runner, db), workload,
-                            seen, bar, task_index, cfg.trials_per_task - have, done)  # fmt: skip
-    have += gained
-    if spent:  # the search stops early only when it finds no program it has not measured
-        exhausted = exhausted | {shash}
-        atomic.write_json(folder / EXHAUSTED_FILE, sorted(exhausted))
-    # 3. still short: many uniform draws find what the search missed, or show there is none
-    if have < cfg.trials_per_task and shash not in exhausted:
-        rest = cfg.trials_per_task - have
-        todo = unrecorded_draws(
-            mod,
-            target,
-            workload,
-            seen,
-            EXHAUST_DRAWS,
-            seed=_search_seed(cfg.seed, task_index, EVOLUTION_ROUNDS),
-        )
-        measure(todo[:rest])
-        if len(todo) < rest:  # every program the draws found is recorded now, and it was too few
-            atomic.write_json(folder / EXHAUSTED_FILE, sorted(exhausted | {shash}))
-    return done
+    task = _Task(
+        task_name, mod, folder, target, cfg, (builder, runner, db), task_index,
+        workload=db.commit_workload(mod),
+        seen=set(keys.get(shash, set())),  # the traces this task's records hold
+        latencies=latencies, bar=bar, done=done,
+    )  # fmt: skip
+    stage = 0 if want == cfg.trials_per_task else 1
+    while True:
+        if task.fill(want, stage):
+            return done  # the design space is exhausted
+        more = cfg.task_target(latencies)
+        if more <= want or len(latencies) < want:
+            return done
+        if bar is not None:  # the first records spread widely: the task's target grows
+            bar.total += more - want
+            bar.refresh()
+        want, stage = more, 1
 
 
-def _evolve(task_name, mod, folder: Path, target, cfg: CollectConfig, tools, workload, seen: set,
-            bar, task_index: int, need: int, done: dict) -> tuple[int, bool]:  # fmt: skip
-    """Up to :data:`EVOLUTION_ROUNDS` evolutionary searches, each from another seed, until
-    ``need`` more records are in; counts go into ``done``. Returns the records added and whether
-    a search ran out of programs it had not measured (the design space is exhausted)."""
-    gained = 0
-    for search in range(EVOLUTION_ROUNDS):
-        rest = need - gained
-        if rest <= 0:
-            break
-        commit = _commit_new_class()(tools[2], workload, target, seen, bar)
-        seed = _search_seed(cfg.seed, task_index, search)
-        _search(task_name, mod, folder, target, cfg, tools, commit, seed, rest)
-        done["measured"] += commit.new
-        done["failed"] += commit.failed
-        done["repeats"] += commit.repeats
-        gained += commit.new
-        if commit.proposed < rest:
-            return gained, True
-        if commit.new == 0:
-            break  # everything it proposed was recorded already
-    return gained, False
+@dataclass
+class _Task:
+    """One task being measured: its tools, the traces it holds (``seen``), its valid latencies
+    in recorded order and its counts (``done``)."""
+
+    name: str
+    mod: object
+    folder: Path
+    target: object
+    cfg: CollectConfig
+    tools: tuple  # (builder, runner, database)
+    index: int  # the task's place in its network: part of every seed
+    workload: object
+    seen: set
+    latencies: list
+    bar: object
+    done: dict
+
+    def measure(self, todo) -> None:
+        """Build, run and record ``todo`` (``(trace key, candidate)``), a batch at a time."""
+        builder, runner, db = self.tools
+        for i in range(0, len(todo), self.cfg.batch_size):
+            part = todo[i : i + self.cfg.batch_size]
+            batch = [c for _, c in part]
+            results = _measure_batch(batch, self.target, builder, runner)
+            costs = _commit(db, self.workload, self.target, batch, results)
+            self.done["failed"] += costs.count(None)
+            self.latencies.extend(c for c in costs if c is not None)
+            self.seen.update(key for key, _ in part)
+            self.done["measured"] += len(batch)
+            if self.bar is not None:
+                self.bar.update(len(batch))
+
+    def fill(self, want: int, stage: int) -> bool:
+        """Measure up to ``want`` valid records: uniform samples, then evolutionary search, then
+        uniform draws to finish. ``stage`` 0 is the task's first ``trials_per_task``, stage 1 the
+        records a wide spread adds; each stage draws and searches from seeds of its own, so a
+        stage does not re-propose what the one before measured. Returns whether the design space
+        turned out to be exhausted (marked so in the folder's ``exhausted.json``)."""
+        cfg, seed = self.cfg, self.cfg.seed
+        n_uniform = round(want * cfg.uniform_fraction)
+        first = stage * (EVOLUTION_ROUNDS + 1)  # this stage's first search index
+        # 1. uniform samples: deterministic per (seed, task), so a rerun skips what is recorded;
+        # stage 1 draws more of the same sequence, past the ones stage 0 recorded
+        have = len(self.latencies)
+        if have < n_uniform or stage:
+            todo = unrecorded_draws(
+                self.mod, self.target, self.workload, self.seen, n_uniform,
+                seed=seed * 7919 + self.index,
+            )  # fmt: skip
+            self.measure(todo[: (n_uniform if not stage else want) - have])
+        # 2. evolutionary search for the rest, into the same database
+        exhausted = self.evolve(want - len(self.latencies), first)
+        # 3. still short: many uniform draws find what the search missed, or show there is none
+        if not exhausted and len(self.latencies) < want:
+            rest = want - len(self.latencies)
+            todo = unrecorded_draws(
+                self.mod, self.target, self.workload, self.seen, EXHAUST_DRAWS,
+                seed=_search_seed(seed, self.index, first + EVOLUTION_ROUNDS),
+            )  # fmt: skip
+            self.measure(todo[:rest])
+            exhausted = len(todo) < rest  # every program the draws found is recorded, too few
+        if exhausted:
+            marked = read_exhausted(self.folder) | {self.done["shash"]}
+            atomic.write_json(self.folder / EXHAUSTED_FILE, sorted(marked))
+        return exhausted
+
+    def evolve(self, need: int, first: int) -> bool:
+        """Up to :data:`EVOLUTION_ROUNDS` evolutionary searches, each from another seed (search
+        indices from ``first``), until ``need`` more valid records are in; counts go into
+        ``done``. Returns whether a search ran out of programs it had not measured (the design
+        space is exhausted)."""
+        gained = 0
+        for search in range(first, first + EVOLUTION_ROUNDS):
+            rest = need - gained
+            if rest <= 0:
+                break
+            commit = _commit_new_class()(
+                self.tools[2], self.workload, self.target, self.seen, self.bar, self.latencies
+            )
+            seed = _search_seed(self.cfg.seed, self.index, search)
+            _search(self.name, self.mod, self.folder, self.target, self.cfg, self.tools,
+                    commit, seed, rest)  # fmt: skip
+            self.done["measured"] += commit.new
+            self.done["failed"] += commit.failed
+            self.done["repeats"] += commit.repeats
+            gained += commit.new - commit.failed
+            if commit.proposed < rest:
+                return True
+            if commit.new == 0:
+                break  # everything it proposed was recorded already
+        return False
 
 
 def _search(
