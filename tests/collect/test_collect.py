@@ -153,20 +153,28 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):
     assert len(set(keys)) == len(keys), why  # nothing measured twice
 
 
+def _collect_cut_resume(root, target, cfg, keep: int):
+    """Collect the tiny matmul as network "u", cut its record file to ``keep`` lines (as if
+    killed there), collect again; returns both summaries and the first run's record lines."""
+    first = collect_network(
+        "u", root, target, cfg, FAST_MEASURE, tasks=[_tiny_task()], progress=False
+    )
+    record_file = _db_folder(root, "u") / dbfile.RECORD_FILE
+    lines = record_file.read_text().splitlines(keepends=True)
+    record_file.write_text("".join(lines[:keep]))
+    again = collect_network(
+        "u", root, target, cfg, FAST_MEASURE, tasks=[_tiny_task()], progress=False
+    )
+    return first, again, lines
+
+
 def test_resume_in_the_uniform_phase_measures_only_what_is_missing(tmp_path, llvm_target):
     cfg = CollectConfig(trials_per_task=6, uniform_fraction=1.0, batch_size=3)
-    first = collect_network(
-        "u", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[_tiny_task()], progress=False
-    )
+    first, again, lines = _collect_cut_resume(tmp_path, llvm_target, cfg, keep=3)
     assert first["measured"] == 6
-    record_file = _db_folder(tmp_path, "u") / dbfile.RECORD_FILE
-    lines = record_file.read_text().splitlines(keepends=True)
-    record_file.write_text("".join(lines[:3]))  # as if killed after the first batch
-    again = collect_network(
-        "u", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[_tiny_task()], progress=False
-    )
     assert again["measured"] == 3 and again["records"] == 6
-    traces = [json.dumps(r.trace) for r in dbfile.read_records(record_file.parent).records]
+    folder = _db_folder(tmp_path, "u")
+    traces = [json.dumps(r.trace) for r in dbfile.read_records(folder).records]
     # the same seed re-drew the same six programs; the three recorded ones were skipped
     assert traces == [json.dumps(json.loads(line)[1][0]) for line in lines]
 
@@ -197,20 +205,14 @@ def test_a_widely_spread_task_is_measured_further_and_resumes_there(tmp_path, ll
         trials_per_task=4, uniform_fraction=1.0, batch_size=2, wide_spread=1.0 + 1e-9,
         wide_spread_trials=8,
     )  # fmt: skip
-    got = collect_network(
-        "w", tmp_path, llvm_target, wide, FAST_MEASURE, tasks=[_tiny_task()], progress=False
-    )
+    # killed among the extra records
+    got, again, _ = _collect_cut_resume(tmp_path, llvm_target, wide, keep=6)
     assert got["measured"] == 8 and got["records"] == 8
-    record_file = _db_folder(tmp_path, "w") / dbfile.RECORD_FILE
-    lines = record_file.read_text().splitlines(keepends=True)
-    record_file.write_text("".join(lines[:6]))  # as if killed among the extra records
-    again = collect_network(
-        "w", tmp_path, llvm_target, wide, FAST_MEASURE, tasks=[_tiny_task()], progress=False
-    )
     assert again["measured"] == 2 and again["records"] == 8
-    traces = [json.dumps(r.trace) for r in dbfile.read_records(record_file.parent).records]
+    folder = _db_folder(tmp_path, "u")
+    traces = [json.dumps(r.trace) for r in dbfile.read_records(folder).records]
     assert len(set(traces)) == 8  # nothing recorded twice
-    prov = json.loads((record_file.parent / "provenance.jsonl").read_text().splitlines()[0])
+    prov = json.loads((folder / "provenance.jsonl").read_text().splitlines()[0])
     assert prov["collect"]["wide_spread_trials"] == 8  # the setting is in the run's provenance
 
 
