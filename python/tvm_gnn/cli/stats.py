@@ -1,0 +1,122 @@
+# Licensed under the Apache License, Version 2.0.
+"""``tvm-gnn dataset-stats``: what a dataset holds, and what collecting more would add."""
+
+from __future__ import annotations
+
+from .common import UsageError, output_file, positive_int, target_args
+from .data import network_names, wide_spread_args
+
+
+def cmd_dataset_stats(args) -> int:
+    """Print per-network counts, latency range and shared workloads of a dataset (markdown).
+
+    With --would-add, print instead how many new workloads each named network would bring: a way
+    to choose what to collect next for breadth, before spending hours measuring it. With
+    --wide-spread, print how widely the measured tasks' latencies spread and what
+    `collect --wide-spread` would add to them."""
+    from ..dataset import stats, stats_markdown
+
+    if args.would_add and args.wide_spread:
+        raise UsageError("--would-add and --wide-spread print different things; use one")
+    if args.would_add:
+        return _would_add(args)
+    if args.wide_spread:
+        return _wide_spread(args)
+    text = stats_markdown(stats(args.data))
+    print(text)
+    if args.card:
+        import datetime
+
+        from ..report import write_section
+
+        command = f"`.venv/bin/tvm-gnn dataset-stats --data {args.data} --card {args.card}`"
+        head = f"Printed by {command} on {datetime.date.today().isoformat()}."
+        write_section(args.card, "dataset-stats", f"{head}\n\n{text}")
+        print(f"wrote the dataset-stats section of {args.card}")
+    return 0
+
+
+def _wide_spread(args) -> int:
+    from ..collect import CollectConfig
+    from ..collect.plan import wide_spread_markdown, wide_spread_plan
+    from ..dataset import collection_rate
+    from ..measure.hardware import hardware_name
+    from ..measure.sampling import target_from
+
+    if args.card:
+        raise UsageError("--card writes the dataset's counts; leave it out with --wide-spread")
+    cfg = CollectConfig(
+        trials_per_task=args.trials_per_task,
+        wide_spread=args.wide_spread,
+        wide_spread_trials=args.wide_spread_trials,
+    )
+    hardware = hardware_name(target_from(args.target, args.num_cores))
+    plan = wide_spread_plan(args.data, hardware, cfg)
+    print(wide_spread_markdown(plan, hardware, cfg, collection_rate(args.data, hardware)))
+    return 0
+
+
+def _would_add(args) -> int:
+    from ..collect import network_tasks, task_manifest
+    from ..dataset import collection_rate, would_add, would_add_markdown
+    from ..dataset.layout import check_root
+    from ..measure.hardware import hardware_name
+    from ..measure.sampling import target_from
+    from ..progress import bar
+
+    if args.card:
+        raise UsageError("--card writes the dataset's counts; leave it out with --would-add")
+    networks = network_names(args.would_add)
+    check_root(args.data)  # before minutes of task extraction
+    target = target_from(args.target, args.num_cores)
+    hardware = hardware_name(target)
+    manifests = {
+        net: task_manifest(network_tasks(net, target))
+        for net in bar(networks, "extracting tasks", not args.quiet, unit="network")
+    }
+    rows = would_add(args.data, hardware, manifests)
+    print(would_add_markdown(rows, hardware, collection_rate(args.data, hardware)))
+    return 0
+
+
+def _dataset_stats_parser(sub) -> None:
+    p = sub.add_parser(
+        "dataset-stats",
+        help="counts and latency ranges of a dataset",
+        description=cmd_dataset_stats.__doc__,
+    )
+    p.add_argument("--data", default="data", help="dataset root, raw or packed (default: data)")
+    p.add_argument(
+        "--card",
+        type=output_file,
+        default=None,
+        metavar="MARKDOWN",
+        help="also write the output into the generated dataset-stats section of this markdown "
+        "file (e.g. docs/dataset.md), keeping the rest of it",
+    )
+    p.add_argument(
+        "--would-add",
+        nargs="+",
+        default=None,
+        metavar="NETWORK",
+        help="instead of the counts, extract these networks' tasks (names as collect's "
+        "--network takes them) and print how many workloads each would add to the dataset's "
+        "part for --target, and what collecting each would cost at the measured rate",
+    )
+    wide_spread_args(
+        p,
+        "instead of the counts, print how widely the latencies of --target's measured tasks "
+        "spread, and what `collect --wide-spread RATIO` would add",
+    )
+    p.add_argument(
+        "--trials-per-task",
+        type=positive_int,
+        default=32,
+        help="with --wide-spread: the collection's --trials-per-task (default: 32)",
+    )
+    target_args(p)
+    p.set_defaults(func=cmd_dataset_stats)
+
+
+def add_parsers(sub) -> None:
+    _dataset_stats_parser(sub)

@@ -1,0 +1,70 @@
+"""tvm-gnn dataset-stats: the card's section, --would-add and --wide-spread."""
+
+
+def test_dataset_stats_rewrites_the_cards_section_and_keeps_the_rest(small_dataset, tmp_path):
+    from tvm_gnn.cli import main
+
+    card = tmp_path / "card.md"
+    card.write_text(
+        "# Card\n\nabove\n\n<!-- begin dataset-stats (generated, do not edit) -->\nold counts\n"
+        "<!-- end dataset-stats -->\n\nbelow\n"
+    )
+    assert main(["dataset-stats", "--data", str(small_dataset), "--card", str(card)]) == 0
+    text = card.read_text()
+    assert "old counts" not in text and text.startswith("# Card\n\nabove\n")
+    assert text.rstrip().endswith("<!-- end dataset-stats -->\n\nbelow")
+    body = text[text.index("(generated, do not edit) -->") : text.index("<!-- end")]
+    assert f"--data {small_dataset} --card {card}`" in body
+    assert "| resnet50 | cpu |" in body and "| resnet18 | cpu |" in body
+    assert "Workloads shared between held-out and training networks: 2" in body
+
+
+def test_would_add_extracts_each_networks_tasks_and_counts_what_the_dataset_lacks(tmp_path, capsys):
+    import json
+
+    from tvm_gnn.cli import main
+    from tvm_gnn.collect import network_tasks, task_manifest
+    from tvm_gnn.measure.hardware import hardware_name
+    from tvm_gnn.measure.sampling import target_from
+
+    target = target_from("llvm", 2)
+    folder = tmp_path / hardware_name(target) / "synthetic_depthwise_conv2d"
+    folder.mkdir(parents=True)
+    (folder / "database_workload.json").write_text("")  # started: 4 of its 10 tasks listed
+    manifest = task_manifest(network_tasks("synthetic_depthwise_conv2d", target))
+    (folder / "tasks.json").write_text(json.dumps(manifest[:4]))
+    argv = ["dataset-stats", "--data", str(tmp_path), "--num-cores", "2", "-q", "--would-add"]
+    assert main([*argv, "synthetic_depthwise_conv2d", "synthetic_matmul_int8"]) == 0
+    out = capsys.readouterr().out
+    assert "| synthetic_depthwise_conv2d | 10 | 10 | 6 | 6 | 320 | - |" in out
+    assert "| synthetic_matmul_int8 | 13 | 13 | 13 | 13 | 416 | - |" in out
+    assert "In all: 19 new workloads from 736 records (no timed collection on" in out
+    assert (
+        main([*argv, "resnet181"]) == 2 and "unknown network 'resnet181'" in capsys.readouterr().err
+    )
+    assert main([*argv, "resnet18", "--card", str(tmp_path / "c.md")]) == 2
+    assert "leave it out with --would-add" in capsys.readouterr().err
+
+
+def test_dataset_stats_wide_spread_reads_the_targets_hardware(small_dataset, tmp_path, capsys):
+    import shutil
+
+    from tvm_gnn.cli import main
+    from tvm_gnn.measure.hardware import hardware_name
+    from tvm_gnn.measure.sampling import target_from
+
+    hardware = hardware_name(target_from("llvm", 2))
+    shutil.copytree(small_dataset / "cpu", tmp_path / hardware)
+    argv = ["dataset-stats", "--data", str(tmp_path), "--num-cores", "2", "--wide-spread", "2"]
+    assert main([*argv, "--trials-per-task", "16"]) == 0
+    out = capsys.readouterr().out
+    assert f"of the first 16 valid records) of the 11 tasks of {hardware}" in out
+    assert "get up to 32 valid records" in out
+    assert main(argv) == 0  # 32 a task, the default: none of the fixture's tasks is that far
+    assert (
+        f"No task of {hardware} has its first 32 valid records in yet." in capsys.readouterr().out
+    )
+    assert main([*argv, "--would-add", "resnet18"]) == 2
+    assert "use one" in capsys.readouterr().err
+    assert main([*argv, "--wide-spread-trials", "8"]) == 2  # fewer than --trials-per-task
+    assert "must be at least" in capsys.readouterr().err
