@@ -18,6 +18,9 @@ def cmd_dataset_stats(args) -> int:
 
     if args.would_add and args.wide_spread:
         raise UsageError("--would-add and --wide-spread print different things; use one")
+    if args.card and (args.would_add or args.wide_spread):
+        other = "--would-add" if args.would_add else "--wide-spread"
+        raise UsageError(f"--card writes the dataset's counts; leave it out with {other}")
     if args.would_add:
         return _would_add(args)
     if args.wide_spread:
@@ -43,8 +46,6 @@ def _wide_spread(args) -> int:
     from ..measure.hardware import hardware_name
     from ..measure.sampling import target_from
 
-    if args.card:
-        raise UsageError("--card writes the dataset's counts; leave it out with --wide-spread")
     cfg = CollectConfig(
         trials_per_task=args.trials_per_task,
         wide_spread=args.wide_spread,
@@ -64,8 +65,6 @@ def _would_add(args) -> int:
     from ..measure.sampling import target_from
     from ..progress import bar
 
-    if args.card:
-        raise UsageError("--card writes the dataset's counts; leave it out with --would-add")
     networks = network_names(args.would_add)
     check_root(args.data)  # before minutes of task extraction
     target = target_from(args.target, args.num_cores)

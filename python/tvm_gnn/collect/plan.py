@@ -29,9 +29,9 @@ def wide_spread_plan(root, hardware: str, cfg: CollectConfig) -> dict:
             if len(lat) < cfg.trials_per_task:
                 continue
             spreads.append(latency_spread(lat[: cfg.trials_per_task]))
-            more = 0 if shash in exhausted else cfg.task_target(lat) - len(lat)
-            wide += cfg.task_target(lat) > cfg.trials_per_task
-            records += max(0, more)
+            target = cfg.task_target(lat)
+            wide += target > cfg.trials_per_task
+            records += 0 if shash in exhausted else max(0, target - len(lat))
     return {"spreads": spreads, "wide": wide, "records": records}
 
 

@@ -7,7 +7,7 @@ import functools
 import json
 from pathlib import Path
 
-from ..costs import result_cost, run_cost
+from ..costs import result_cost
 from ..dataset import dbfile
 from ..measure.hardware import device_type
 
@@ -84,7 +84,7 @@ def _commit(db, workload, target, cands, results) -> list[float | None]:
     costs = []
     for c, r in zip(cands, results):
         ok = r.error_msg is None and r.run_secs
-        costs.append(run_cost(r.run_secs) if ok else None)
+        costs.append(result_cost(None, r))
         db.commit_tuning_record(
             ms.database.TuningRecord(
                 trace=c.sch.trace,
@@ -139,12 +139,11 @@ def _commit_new_class():
                     if b.error_msg is None
                     else ms.runner.RunnerResult(run_secs=None, error_msg=b.error_msg)
                 )
-                latency = result_cost(b, r)
-                if latency is not None:
-                    self.best = min(self.best, latency)
             costs = _commit(self.db, self.workload, self.target, new, results)
-            self.failed += costs.count(None)
-            self.latencies.extend(c for c in costs if c is not None)
+            valid = [c for c in costs if c is not None]
+            self.failed += len(costs) - len(valid)
+            self.latencies.extend(valid)
+            self.best = min([self.best, *valid])
             self.new += len(new)
             if self.bar is not None:
                 self.bar.update(len(new))
