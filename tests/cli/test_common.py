@@ -47,3 +47,16 @@ def test_a_dataset_root_one_level_too_deep_names_the_root(small_dataset, capsys)
     err = capsys.readouterr().err
     assert code == 2
     assert f"is a hardware folder; pass the dataset root, {small_dataset}" in err
+
+
+def test_a_reader_that_goes_away_stops_the_command_quietly(small_dataset):
+    """`tvm-gnn dataset-stats | head -1`: the closed pipe is not an error to report."""
+    import signal
+    import subprocess
+    import sys
+
+    argv = [sys.executable, "-m", "tvm_gnn.cli", "dataset-stats", "--data", str(small_dataset)]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # gone before the command writes its first line
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 128 + signal.SIGPIPE and err == ""

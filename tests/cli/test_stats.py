@@ -6,14 +6,21 @@ def test_dataset_stats_rewrites_the_cards_section_and_keeps_the_rest(small_datas
 
     card = tmp_path / "card.md"
     card.write_text(
-        "# Card\n\nabove\n\n<!-- begin dataset-stats (generated, do not edit) -->\nold counts\n"
+        "# Card\n\n<!-- begin dataset-summary (generated, do not edit) -->\nold summary\n"
+        "<!-- end dataset-summary -->\n\nabove\n\n"
+        "<!-- begin dataset-stats (generated, do not edit) -->\nold counts\n"
         "<!-- end dataset-stats -->\n\nbelow\n"
     )
     assert main(["dataset-stats", "--data", str(small_dataset), "--card", str(card)]) == 0
     text = card.read_text()
-    assert "old counts" not in text and text.startswith("# Card\n\nabove\n")
+    assert "old counts" not in text and "old summary" not in text
+    assert text.startswith(
+        "# Card\n\n<!-- begin dataset-summary (generated, do not edit) -->\n**cpu: "
+    )
+    assert "<!-- end dataset-summary -->\n\nabove\n" in text
     assert text.rstrip().endswith("<!-- end dataset-stats -->\n\nbelow")
-    body = text[text.index("(generated, do not edit) -->") : text.index("<!-- end")]
+    begin = "<!-- begin dataset-stats (generated, do not edit) -->"
+    body = text[text.index(begin) : text.index("<!-- end dataset-stats")]
     assert f"--data {small_dataset} --card {card}`" in body
     assert "| resnet50 | cpu |" in body and "| resnet18 | cpu |" in body
     assert "Workloads shared between held-out and training networks: 2" in body

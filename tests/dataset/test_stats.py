@@ -84,10 +84,47 @@ def test_a_second_cpu_keeps_its_own_rows_and_totals(small_dataset, tmp_path):
     assert st["distinct_workloads"] == one["distinct_workloads"]  # the same programs' workloads
     assert st["per_hardware"]["cpu"] == one["per_hardware"]["cpu"]
     r18 = rows["cpu2", "resnet18"]
-    assert st["per_hardware"]["cpu2"] == {"valid": r18["valid"], "workloads": 5}
+    assert st["per_hardware"]["cpu2"] == {
+        "valid": r18["valid"],
+        "workloads": 5,
+        "networks": 1,
+        "synthetic": 0,
+    }
     table = data.stats_markdown(st)
     assert f"| **total** | cpu2 | | 5 distinct | {r18['valid']} |" in table
     assert "| **total** | cpu |" not in data.stats_markdown(one)  # one CPU: one total row
+
+
+def test_the_summary_counts_networks_families_and_the_tasks_collection_has_not_reached(
+    small_dataset, packed, tmp_path
+):
+    import shutil
+
+    root = tmp_path / "data"
+    shutil.copytree(small_dataset, root)
+    (unit,) = packed.glob("*/unit")
+    shutil.copytree(unit, root / "cpu" / "synthetic_matmul")  # an operator family's folder
+    st = data.stats(root)
+    by = {n["network"]: n for n in st["networks"]}
+    # the fixture keeps 6 of resnet50's 39 workloads and 5 of resnet18's 24, with every task
+    assert [(by[n]["tasks"], by[n]["tasks_unmeasured"]) for n in ("resnet50", "resnet18")] == [
+        (39, 33),
+        (24, 19),
+    ]
+    assert by["synthetic_matmul"]["tasks_unmeasured"] == 0
+    cpu = st["per_hardware"]["cpu"]
+    assert (cpu["networks"], cpu["synthetic"]) == (2, 1)
+    line = data.summary_markdown(st)
+    assert line.startswith(
+        f"**cpu: {cpu['valid']:,} valid records over {cpu['workloads']:,} distinct workloads, "
+        "from 2 networks and 1 synthetic operator family**; measured in part: "
+    )
+    assert "resnet50 (6 of its 39 tasks)" in line and "resnet18 (5 of its 24 tasks)" in line
+    assert "synthetic_matmul (" not in line
+    rate = st["collection"]["cpu"]
+    assert line.endswith(f"collected at {rate['seconds'] / rate['records']:.2f} s a record.")
+    only = data.summary_markdown(data.stats(packed))  # one finished folder, one hardware line
+    assert "from 1 network and 0 synthetic operator families**; every task measured" in only
 
 
 def test_would_add_counts_workloads_new_to_the_dataset_and_new_after_the_candidates_before(

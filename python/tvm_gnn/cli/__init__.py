@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import signal
 import sys
 
 from ..errors import CheckpointError
@@ -72,7 +74,12 @@ def main(argv=None) -> int:
     if argv is None:  # the program's own process (not a caller's, e.g. a test's): own the signals
         signals.install(args.command)
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # a reader gone away shows here, not in Python's exit
+        return code
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as a shell tool does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush
+        return 128 + signal.SIGPIPE
     except (UsageError, CheckpointError, OSError, ValueError) as err:  # OSError names its path
         print(f"tvm-gnn {args.command}: error: {err}", file=sys.stderr)
         return 2

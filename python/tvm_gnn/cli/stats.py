@@ -14,7 +14,7 @@ def cmd_dataset_stats(args) -> int:
     to choose what to collect next for breadth, before spending hours measuring it. With
     --wide-spread, print how widely the measured tasks' latencies spread and what
     `collect --wide-spread` would add to them."""
-    from ..dataset import stats, stats_markdown
+    from ..dataset import stats, stats_markdown, summary_markdown
 
     if args.would_add and args.wide_spread:
         raise UsageError("--would-add and --wide-spread print different things; use one")
@@ -25,8 +25,9 @@ def cmd_dataset_stats(args) -> int:
         return _would_add(args)
     if args.wide_spread:
         return _wide_spread(args)
-    text = stats_markdown(stats(args.data))
-    print(text)
+    st = stats(args.data)
+    summary, text = summary_markdown(st), stats_markdown(st)
+    print(f"{summary}\n\n{text}")
     if args.card:
         import datetime
 
@@ -34,8 +35,9 @@ def cmd_dataset_stats(args) -> int:
 
         command = f"`.venv/bin/tvm-gnn dataset-stats --data {args.data} --card {args.card}`"
         head = f"Printed by {command} on {datetime.date.today().isoformat()}."
+        write_section(args.card, "dataset-summary", f"{summary}\n\n({head})")
         write_section(args.card, "dataset-stats", f"{head}\n\n{text}")
-        print(f"wrote the dataset-stats section of {args.card}")
+        print(f"wrote the dataset-summary and dataset-stats sections of {args.card}")
     return 0
 
 

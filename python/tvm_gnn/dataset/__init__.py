@@ -26,7 +26,14 @@ from .layout import (
 )
 from .records import Sample, distinct_programs, samples, tuning_records
 from .splits import SPLITS, split
-from .stats import collection_rate, stats, stats_markdown, would_add, would_add_markdown
+from .stats import (
+    collection_rate,
+    stats,
+    stats_markdown,
+    summary_markdown,
+    would_add,
+    would_add_markdown,
+)
 from .store_features import load_store_features
 
 __all__ = [
@@ -52,6 +59,7 @@ __all__ = [
     "split",
     "stats",
     "stats_markdown",
+    "summary_markdown",
     "training_networks",
     "tuning_records",
     "unpack",

@@ -9,6 +9,7 @@ import json
 import numpy as np
 
 from ..measure.networks import HELD_OUT
+from ..measure.synthetic import SYNTHETIC
 from .layout import check_root, network_folders, read_exhausted, read_tasks
 from .records import samples
 
@@ -21,7 +22,12 @@ def stats(root, held_out=None) -> dict:
 
     A workload under 32 valid records is either short (collection stopped in it, or it predates
     ``exhausted.json``) or complete with fewer programs than that: ``under_32_exhausted`` counts
-    the latter, the workloads whose design space ``collect`` found no new program in.
+    the latter, the workloads whose design space ``collect`` found no new program in. A task of
+    ``tasks.json`` with no record at all, valid or failed, is ``tasks_unmeasured``: collection
+    has not reached it yet.
+
+    ``per_hardware`` totals each hardware folder: valid records, distinct workloads, how many
+    folders are networks and how many synthetic operator families.
     """
     held_out = set(held_out or HELD_OUT)
     nets, by_wl, rates, per_hw = [], {}, {}, {}
@@ -37,15 +43,21 @@ def stats(root, held_out=None) -> dict:
             distinct.add((s.shash, traces[s.line]))
         lat = np.array([s.latency for s in got]) if got else np.zeros(0)
         short = {h for h, c in per_wl.items() if c < 32}
-        hw_total = per_hw.setdefault(hw, {"valid": 0, "workloads": set()})
+        tried = {scan.workload_hashes[r.workload] for r in scan.records}
+        tasks = read_tasks(folder)
+        hw_total = per_hw.setdefault(
+            hw, {"valid": 0, "workloads": set(), "networks": 0, "synthetic": 0}
+        )
         hw_total["valid"] += len(got)
         hw_total["workloads"] |= set(per_wl)
+        hw_total["synthetic" if net in SYNTHETIC else "networks"] += 1
         nets.append(
             {
                 "network": net,
                 "hardware": hw,
                 "workloads": set(per_wl),
-                "tasks": len(read_tasks(folder)),
+                "tasks": len(tasks),
+                "tasks_unmeasured": sum(t["shash"] not in tried for t in tasks),
                 "workloads_measured": len(per_wl),
                 "valid": len(got),
                 "distinct": len(distinct),
@@ -71,6 +83,36 @@ def stats(root, held_out=None) -> dict:
         "shared_with_held_out": {h: sorted(by_wl[h]) for h in shared},
         "collection": rates,
     }
+
+
+def summary_markdown(st: dict) -> str:
+    """One line per hardware folder: its records, workloads, networks and synthetic families,
+    the networks collection has not finished, and the collection rate (the card's opening)."""
+    lines = []
+    for hw, t in st["per_hardware"].items():
+        part = [
+            f"{n['network']} ({n['tasks'] - n['tasks_unmeasured']} of its {n['tasks']} tasks)"
+            for n in st["networks"]
+            if n["hardware"] == hw and n["tasks_unmeasured"]
+        ]
+        rate = st["collection"].get(hw, _no_runs())
+        families = _count(
+            t["synthetic"], "synthetic operator family", "synthetic operator families"
+        )
+        line = (
+            f"**{hw}: {_count(t['valid'], 'valid record')} over "
+            f"{_count(t['workloads'], 'distinct workload')}, "
+            f"from {_count(t['networks'], 'network')} and {families}**"
+        )
+        line += f"; measured in part: {', '.join(part)}" if part else "; every task measured"
+        if rate["records"]:
+            line += f"; collected at {rate['seconds'] / rate['records']:.2f} s a record"
+        lines.append(line + ".")
+    return "\n\n".join(lines)
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n:,} {one if n == 1 else many or one + 's'}"
 
 
 def collection_rate(root, hardware: str) -> float | None:
