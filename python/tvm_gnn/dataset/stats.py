@@ -95,7 +95,7 @@ def summary_markdown(st: dict) -> str:
             for n in st["networks"]
             if n["hardware"] == hw and n["tasks_unmeasured"]
         ]
-        rate = st["collection"].get(hw, _no_runs())
+        per_record = _seconds_a_record(st["collection"].get(hw, _no_runs()))
         families = _count(
             t["synthetic"], "synthetic operator family", "synthetic operator families"
         )
@@ -105,8 +105,8 @@ def summary_markdown(st: dict) -> str:
             f"from {_count(t['networks'], 'network')} and {families}**"
         )
         line += f"; measured in part: {', '.join(part)}" if part else "; every task measured"
-        if rate["records"]:
-            line += f"; collected at {rate['seconds'] / rate['records']:.2f} s a record"
+        if per_record is not None:
+            line += f"; collected at {per_record:.2f} s a record"
         lines.append(line + ".")
     return "\n\n".join(lines)
 
@@ -121,7 +121,7 @@ def collection_rate(root, hardware: str) -> float | None:
     for hw, _, folder in network_folders(check_root(root)):
         if hw == hardware:
             _add_timed_runs(rate, folder)
-    return rate["seconds"] / rate["records"] if rate["records"] else None
+    return _seconds_a_record(rate)
 
 
 def would_add(root, hardware: str, manifests: dict[str, list[dict]]) -> list[dict]:
@@ -189,6 +189,11 @@ def _no_runs() -> dict:
     return {"runs": 0, "records": 0, "seconds": 0.0}
 
 
+def _seconds_a_record(rate: dict) -> float | None:
+    """A ``_no_runs``-shaped total's seconds a record (None if its runs wrote no record)."""
+    return rate["seconds"] / rate["records"] if rate["records"] else None
+
+
 def _add_timed_runs(rate: dict, folder) -> None:
     for run in _timed_runs(folder):
         rate["runs"] += 1
@@ -217,7 +222,7 @@ def _rate_line(hw: str, rate: dict) -> str:
         return f"Collection rate, {hw}: no record measured by a timed run yet"
     hours = rate["seconds"] / 3600
     return (
-        f"Collection rate, {hw}: {rate['seconds'] / rate['records']:.2f} s a record "
+        f"Collection rate, {hw}: {_seconds_a_record(rate):.2f} s a record "
         f"({rate['records'] / hours:,.0f} an hour; {rate['records']} records in {hours:.2f} h "
         f"over {rate['runs']} timed run{'s' if rate['runs'] != 1 else ''}, task extraction "
         "included)"
