@@ -47,12 +47,14 @@ def train_on_dataset(
     cache_dir=".cache/graphs",
     progress: bool = False,
     snapshot: dict | None = None,
+    jobs: int | None = None,
 ) -> DatasetRun:
     """Train a GNN on every network of ``root/hardware`` except ``held_out``.
 
     The checkpoint info's ``train_records`` keeps how many record lines each training network
     had (``dataset.record_lines``), so that evaluation feeds the baselines exactly these records
-    after the dataset grows; ``snapshot`` (such a dict) trains on those lines only.
+    after the dataset grows; ``snapshot`` (such a dict) trains on those lines only. ``jobs``:
+    worker processes that featurize folders not yet cached (:func:`~tvm_gnn.dataset.load_graphs`).
 
     Validation (early stopping, model choice) is a random ``val_fraction`` of the training
     networks' workloads, drawn with ``config.seed``: held-out networks are never looked at.
@@ -79,7 +81,7 @@ def train_on_dataset(
             logger.info("not in the snapshot, left out: %s", sorted(set(nets) - set(snapshot)))
         nets = sorted(snapshot)
     graphs, samples = dataset.load_graphs(
-        root, featurizer, cache_dir, progress, hardware, nets, snapshot
+        root, featurizer, cache_dir, progress, hardware, nets, snapshot, jobs
     )
     if not graphs:
         raise ValueError(f"no valid records in the training networks {nets}")

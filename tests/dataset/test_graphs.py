@@ -100,3 +100,27 @@ def test_a_cut_cache_file_is_logged_and_rebuilt(packed, tmp_path, caplog):
     assert all(torch.equal(a.x, b.x) for a, b in zip(graphs, again)) and len(again) == len(graphs)
     assert f"graph cache {cache} is unreadable" in caplog.text
     assert cache.stat().st_size > 100  # rewritten whole
+
+
+def test_worker_processes_featurize_folders_into_the_same_graphs_in_the_same_order(
+    packed, tmp_path, caplog
+):
+    import shutil
+
+    root = tmp_path / "data"
+    shutil.copytree(packed, root)
+    (unit,) = root.glob("*/unit")
+    shutil.copytree(unit, unit.parent / "unit2")  # a second network folder to featurize
+    alone, samples = data.load_graphs(root, cache_dir=tmp_path / "one", jobs=1)
+    pooled, pooled_samples = data.load_graphs(root, cache_dir=tmp_path / "two", jobs=2)
+    assert [s.network for s in samples] == ["unit"] * 6 + ["unit2"] * 6
+    assert pooled_samples == samples
+    for a, b in zip(alone, pooled, strict=True):
+        assert torch.equal(a.x, b.x) and torch.equal(a.edge_index, b.edge_index)
+        assert torch.equal(a.latency, b.latency)
+    assert len(list((tmp_path / "two").rglob("*.pt"))) == 2
+    # what a worker could not featurize is logged here, in the calling process
+    tiny = FeaturizerConfig(max_nodes=1)
+    none, _ = data.load_graphs(root, tiny, cache_dir=tmp_path / "tiny", jobs=2)
+    assert none == [] and caplog.text.count("not featurized") == 12
+    assert f"{unit.parent / 'unit2'} line" in caplog.text

@@ -65,6 +65,7 @@ def cmd_train(args) -> int:
         cache_dir=args.cache_dir,
         progress=not args.quiet,
         snapshot=snapshot,
+        jobs=args.jobs,
     )
     checkpoint.save(args.out, run.model, run.featurizer, run.info)
     plot = args.plot or str(args.out).rsplit(".", 1)[0] + "-loss.png"
@@ -184,6 +185,14 @@ def _train_parser(sub) -> None:
         type=output_folder,
         default=".cache/graphs",
         help="featurized-graph cache (default: .cache/graphs)",
+    )
+    p.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="network folders featurized at once where the cache lacks them; the graphs are "
+        "the same whatever N (default: every core this process may use)",
     )
     p.add_argument(
         "--seed", type=int, default=0, help="split, initialization and shuffling seed (default: 0)"

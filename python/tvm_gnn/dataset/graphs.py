@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 from ..atomic import atomic_open
 from ..nn.batch import pack_graphs, unpack_graphs
 from ..nn.schema import FeaturizerConfig
+from .dbfile import RECORD_FILE
 from .layout import folder_caches
 from .records import Sample, distinct_programs
 
@@ -16,23 +18,43 @@ logger = logging.getLogger(__name__)
 
 
 def _featurize_folder(folder: Path, config, max_line: int | None = None):
-    """Graphs (labelled with ``latency``) of one network folder's distinct programs."""
+    """Graphs (labelled with ``latency``) of one network folder's distinct programs, their
+    samples, and a message for each record that could not be featurized."""
     import torch
 
     from ..featurize.graph import featurize
 
-    graphs, kept, skipped = [], [], 0
+    graphs, kept, problems = [], [], []
     for s, _, cand in distinct_programs(folder, max_line):
         try:
             g = featurize(cand.sch.mod, config)
         except Exception as err:  # noqa: BLE001 - one bad record must not stop the dataset
-            logger.warning("%s line %d not featurized: %s", folder, s.line, err)
-            skipped += 1
+            problems.append(f"{folder} line {s.line} not featurized: {err}")
             continue
         g.latency = torch.tensor(s.latency, dtype=torch.float64)
         graphs.append(g)
         kept.append(s)
-    return graphs, kept, skipped
+    return graphs, kept, problems
+
+
+def _build_cache(folder: Path, config, max_line: int | None, cache: Path) -> list[str]:
+    """Featurize one folder into its cache file (whole or not at all); the problems met.
+
+    Runs in a worker process when several folders need it: only the messages travel back."""
+    import torch
+
+    graphs, kept, problems = _featurize_folder(folder, config, max_line)
+    with atomic_open(cache, "wb") as f:
+        torch.save({"graphs": pack_graphs(graphs), "samples": [s.__dict__ for s in kept]}, f)
+    return problems
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity mask, as ``taskset`` sets it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 #: Bumped when what load_graphs caches changes (2: one sample per distinct program).
@@ -66,6 +88,7 @@ def load_graphs(
     hardware: str | None = None,
     networks=None,
     snapshot: dict | None = None,
+    jobs: int | None = None,
 ):
     """Graphs of every distinct measured program under ``root``, with :class:`Sample` metadata.
 
@@ -74,31 +97,86 @@ def load_graphs(
     reads those networks' record files only up to that line.
 
     Cached per network folder under ``cache_dir/<featurizer version>/``; a cache is rebuilt when
-    the featurizer version or the database files' contents change.
+    the featurizer version or the database files' contents change. Folders without a cache are
+    featurized by ``jobs`` worker processes at once (default: every usable core); the result is
+    the same, in the same order, whatever ``jobs`` is.
     """
-    import torch
-
     config = config or FeaturizerConfig()
-    all_graphs, all_samples = [], []
-    for _, folder, max_line, cache in folder_caches(
-        root,
-        cache_dir,
-        f"{config.version()}-d{CACHE_FORMAT}",
-        ".pt",
-        hardware=hardware,
-        networks=networks,
-        snapshot=snapshot,
-        progress="featurize" if progress else None,
-    ):
+    entries = list(
+        folder_caches(
+            root,
+            cache_dir,
+            f"{config.version()}-d{CACHE_FORMAT}",
+            ".pt",
+            hardware=hardware,
+            networks=networks,
+            snapshot=snapshot,
+        )
+    )
+    loaded = {}
+    for i, (_, _, _, cache) in enumerate(entries):
         cached = _read_cache(cache) if cache.exists() else None
         if cached is not None:
-            graphs, kept = cached
-        else:
-            graphs, kept, _ = _featurize_folder(folder, config, max_line)
-            with atomic_open(cache, "wb") as f:
-                torch.save(
-                    {"graphs": pack_graphs(graphs), "samples": [s.__dict__ for s in kept]}, f
-                )
+            loaded[i] = cached
+    todo = [i for i in range(len(entries)) if i not in loaded]
+    for i in _featurize_into_caches(entries, todo, config, jobs, progress):
+        loaded[i] = _read_cache(entries[i][3])
+        if loaded[i] is None:
+            raise RuntimeError(f"graph cache {entries[i][3]} unreadable right after writing it")
+    all_graphs, all_samples = [], []
+    for i in range(len(entries)):
+        graphs, kept = loaded.pop(i)
         all_graphs += graphs
         all_samples += kept
     return all_graphs, all_samples
+
+
+def _featurize_into_caches(entries, todo, config, jobs, progress):
+    """Build the caches of ``entries[i]`` for each ``i`` in ``todo``, yielding each ``i`` as its
+    cache lands: in this process for one folder or one job, else in a pool of ``jobs`` worker
+    processes (default: every usable core), one folder at a time each."""
+    jobs = min(jobs or usable_cores(), len(todo))
+    bar = None
+    if progress and todo:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(todo), desc="featurize", unit="network")
+    try:
+        if jobs <= 1:
+            for i in todo:
+                _, folder, max_line, cache = entries[i]
+                _log(_build_cache(folder, config, max_line, cache))
+                if bar is not None:
+                    bar.update()
+                yield i
+            return
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        # spawn, not fork: the parent has TVM's and torch's thread pools running
+        pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
+        try:
+            futures = {
+                pool.submit(_build_cache, entries[i][1], config, entries[i][2], entries[i][3]): i
+                for i in sorted(todo, key=lambda i: -_records_size(entries[i][1]))
+            }  # largest first: the last folder to start is a small one
+            for future in as_completed(futures):
+                _log(future.result())
+                if bar is not None:
+                    bar.update()
+                yield futures[future]
+        finally:  # on an error, folders not yet begun are dropped, not featurized for nothing
+            pool.shutdown(wait=True, cancel_futures=True)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _records_size(folder: Path) -> int:
+    """Bytes of a folder's record file, plain or gzipped: how long it takes to featurize."""
+    return sum(p.stat().st_size for p in folder.glob(f"{RECORD_FILE}*"))
+
+
+def _log(problems: list[str]) -> None:
+    for message in problems:
+        logger.warning("%s", message)
