@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import tempfile
 import time
 from pathlib import Path
@@ -25,6 +24,7 @@ import torch
 
 from tvm_gnn import dataset
 from tvm_gnn.dataset.graphs import usable_cores
+from tvm_gnn.measure.hardware import cpu_model
 
 NETWORKS = (
     "alexnet",
@@ -36,13 +36,6 @@ NETWORKS = (
     "lstm",
     "mlp_mixer",
 )
-
-
-def cpu_name() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor() or "unknown"
 
 
 def timed(root, hardware, networks, jobs: int):
@@ -74,7 +67,7 @@ def main(argv=None) -> dict:
     if not same:
         raise SystemExit("the pool's graphs differ from one process's")
     out = {
-        "cpu": cpu_name(),
+        "cpu": cpu_model(),
         "usable_cores": usable_cores(),
         "networks": args.networks,
         "programs": len(one),
