@@ -68,18 +68,8 @@ def train_on_dataset(
         raise ValueError(
             f"{root}/{hardware} has no training networks (held out: {sorted(held_out)})"
         )
-    if snapshot is None:  # the record files as they are now (`collect` only appends to them)
-        snapshot = {net: dataset.record_lines(Path(root) / hardware / net) for net in nets}
-    else:  # exactly the records a checkpoint saw: networks added since are left out
-        missing = sorted(set(snapshot) - set(nets))
-        if missing:
-            raise ValueError(
-                f"the snapshot covers {missing}, which {root}/{hardware} has no training "
-                f"records of (held out: {sorted(held_out)})"
-            )
-        if set(nets) - set(snapshot):
-            logger.info("not in the snapshot, left out: %s", sorted(set(nets) - set(snapshot)))
-        nets = sorted(snapshot)
+    snapshot = _snapshot(root, hardware, nets, snapshot, held_out)
+    nets = sorted(snapshot)
     graphs, samples = dataset.load_graphs(
         root, featurizer, cache_dir, progress, hardware, nets, snapshot, jobs
     )
@@ -115,6 +105,23 @@ def train_on_dataset(
         "train_seconds": hist.seconds,
     }
     return DatasetRun(model, featurizer, hist, info)
+
+
+def _snapshot(root, hardware: str, nets: list[str], snapshot, held_out) -> dict[str, int]:
+    """``{network: record lines}`` to train on: ``snapshot``, exactly the records a checkpoint
+    saw (networks added since are left out), or the record files as they are now (`collect`
+    only appends to them)."""
+    if snapshot is None:
+        return {net: dataset.record_lines(Path(root) / hardware / net) for net in nets}
+    missing = sorted(set(snapshot) - set(nets))
+    if missing:
+        raise ValueError(
+            f"the snapshot covers {missing}, which {root}/{hardware} has no training "
+            f"records of (held out: {sorted(held_out)})"
+        )
+    if set(nets) - set(snapshot):
+        logger.info("not in the snapshot, left out: %s", sorted(set(nets) - set(snapshot)))
+    return snapshot
 
 
 def _attach_aux(graphs, rows: np.ndarray) -> int:
