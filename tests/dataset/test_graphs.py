@@ -19,6 +19,7 @@ def test_load_graphs_labels_and_cache(packed, tmp_path):
         assert s.network == "unit" and s.task == "matmul32"
     again, _ = data.load_graphs(packed, cache_dir=tmp_path / "cache")
     assert all(torch.equal(a.x, b.x) for a, b in zip(graphs, again))
+    assert all(torch.equal(a.latency, b.latency) for a, b in zip(graphs, again))
     caches = list((tmp_path / "cache").rglob("*.pt"))
     assert len(caches) == 1 and FeaturizerConfig().version() in str(caches[0])
     data.load_graphs(packed, FeaturizerConfig(lowering="tvm"), cache_dir=tmp_path / "cache")
@@ -124,3 +125,17 @@ def test_worker_processes_featurize_folders_into_the_same_graphs_in_the_same_ord
     none, _ = data.load_graphs(root, tiny, cache_dir=tmp_path / "tiny", jobs=2)
     assert none == [] and caplog.text.count("not featurized") == 12
     assert f"{unit.parent / 'unit2'} line" in caplog.text
+
+
+def test_featurizing_in_this_process_keeps_the_graphs_rather_than_reading_them_back(
+    packed, tmp_path, monkeypatch
+):
+    from tvm_gnn.dataset import graphs as module
+
+    reads = []
+    real = module._read_cache
+    monkeypatch.setattr(module, "_read_cache", lambda cache: reads.append(cache) or real(cache))
+    graphs, _ = data.load_graphs(packed, cache_dir=tmp_path / "cache", jobs=1)
+    assert len(graphs) == 6 and reads == []  # written, not read back
+    again, _ = data.load_graphs(packed, cache_dir=tmp_path / "cache", jobs=1)
+    assert len(reads) == 1 and all(torch.equal(a.x, b.x) for a, b in zip(graphs, again))

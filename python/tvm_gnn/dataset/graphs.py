@@ -37,15 +37,20 @@ def _featurize_folder(folder: Path, config, max_line: int | None = None):
     return graphs, kept, problems
 
 
-def _build_cache(folder: Path, config, max_line: int | None, cache: Path) -> list[str]:
-    """Featurize one folder into its cache file (whole or not at all); the problems met.
-
-    Runs in a worker process when several folders need it: only the messages travel back."""
+def _write_cache(cache: Path, graphs, kept) -> None:
+    """Write one folder's graphs and samples to its cache file, whole or not at all."""
     import torch
 
-    graphs, kept, problems = _featurize_folder(folder, config, max_line)
     with atomic_open(cache, "wb") as f:
         torch.save({"graphs": pack_graphs(graphs), "samples": [s.__dict__ for s in kept]}, f)
+
+
+def _build_cache(folder: Path, config, max_line: int | None, cache: Path) -> list[str]:
+    """Featurize one folder into its cache file; the problems met.
+
+    What a worker process runs when several folders need it: only the messages travel back."""
+    graphs, kept, problems = _featurize_folder(folder, config, max_line)
+    _write_cache(cache, graphs, kept)
     return problems
 
 
@@ -119,8 +124,8 @@ def load_graphs(
         if cached is not None:
             loaded[i] = cached
     todo = [i for i in range(len(entries)) if i not in loaded]
-    for i in _featurize_into_caches(entries, todo, config, jobs, progress):
-        loaded[i] = _read_cache(entries[i][3])
+    for i, built in _featurize_into_caches(entries, todo, config, jobs, progress):
+        loaded[i] = built if built is not None else _read_cache(entries[i][3])
         if loaded[i] is None:
             raise RuntimeError(f"graph cache {entries[i][3]} unreadable right after writing it")
     all_graphs, all_samples = [], []
@@ -132,9 +137,10 @@ def load_graphs(
 
 
 def _featurize_into_caches(entries, todo, config, jobs, progress):
-    """Build the caches of ``entries[i]`` for each ``i`` in ``todo``, yielding each ``i`` as its
-    cache lands: in this process for one folder or one job, else in a pool of ``jobs`` worker
-    processes (default: every usable core), one folder at a time each."""
+    """Build the caches of ``entries[i]`` for each ``i`` in ``todo``, yielding ``(i, built)`` as
+    each lands: in this process for one folder or one job (``built`` is its graphs and samples,
+    kept rather than read back), else in a pool of ``jobs`` worker processes (default: every
+    usable core), one folder at a time each (``built`` is None: the caller reads the cache)."""
     jobs = min(jobs or usable_cores(), len(todo))
     bar = None
     if progress and todo:
@@ -145,10 +151,12 @@ def _featurize_into_caches(entries, todo, config, jobs, progress):
         if jobs <= 1:
             for i in todo:
                 _, folder, max_line, cache = entries[i]
-                _log(_build_cache(folder, config, max_line, cache))
+                graphs, kept, problems = _featurize_folder(folder, config, max_line)
+                _write_cache(cache, graphs, kept)
+                _log(problems)
                 if bar is not None:
                     bar.update()
-                yield i
+                yield i, (graphs, kept)
             return
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -164,7 +172,7 @@ def _featurize_into_caches(entries, todo, config, jobs, progress):
                 _log(future.result())
                 if bar is not None:
                     bar.update()
-                yield futures[future]
+                yield futures[future], None
         finally:  # on an error, folders not yet begun are dropped, not featurized for nothing
             pool.shutdown(wait=True, cancel_futures=True)
     finally:
