@@ -24,8 +24,7 @@ from pathlib import Path
 import torch
 
 from tvm_gnn import dataset
-from tvm_gnn.dataset.graphs import usable_cores
-from tvm_gnn.measure.hardware import cpu_model
+from tvm_gnn.measure.hardware import cpu_model, usable_cores
 
 NETWORKS = (
     "alexnet",

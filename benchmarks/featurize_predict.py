@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import os
 import time
 from pathlib import Path
 
@@ -63,11 +62,11 @@ def main() -> None:
     from tvm_gnn.cost_models.scoring import predict_chunks
     from tvm_gnn.featurize import graph
     from tvm_gnn.measure import workloads
-    from tvm_gnn.measure.hardware import cpu_model
+    from tvm_gnn.measure.hardware import cpu_model, usable_cores
     from tvm_gnn.measure.sampling import sample_candidates, target_from
     from tvm_gnn.nn.training import predict
 
-    cores = os.cpu_count() or 1
+    cores = usable_cores()
     target = target_from("llvm", cores)
     t = time.perf_counter()
     ctx, cands = sample_candidates(

@@ -693,15 +693,14 @@ def parse(argv=None) -> argparse.Namespace:
 
 
 def main(argv=None) -> int:
-    import os
 
     from tvm_gnn import dataset
-    from tvm_gnn.measure.hardware import hardware_name
+    from tvm_gnn.measure.hardware import hardware_name, usable_cores
     from tvm_gnn.measure.sampling import target_from
     from tvm_gnn.tune.network import weights_provenance
 
     args = parse(argv)
-    args.num_cores = args.num_cores or os.cpu_count() or 1
+    args.num_cores = args.num_cores or usable_cores()
     here = hardware_name(target_from("llvm", args.num_cores))
     suffix = "" if args.set == "held-out" else f"-{args.set}"
     runs = args.runs or ROOT / "benchmarks" / "tuning-runs" / here / f"tasks{suffix}"

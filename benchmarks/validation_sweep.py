@@ -40,6 +40,7 @@ import numpy as np
 
 from tvm_gnn import report
 from tvm_gnn.cli import build_parser, train_featurizer
+from tvm_gnn.measure.hardware import usable_cores
 from tvm_gnn.nn.schema import FeaturizerConfig
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -268,7 +269,7 @@ def machine(args) -> str:
     """Where the runs train: this CPU, and the GPU for ``--device cuda``."""
     from tvm_gnn.measure.hardware import cpu_model
 
-    text = f"{cpu_model()}, {os.cpu_count()} cores, {args.jobs} run(s) at a time"
+    text = f"{cpu_model()}, {usable_cores()} cores, {args.jobs} run(s) at a time"
     if args.device != "cpu":
         import torch
 
@@ -310,7 +311,7 @@ def sweep(args) -> list[dict]:
     if args.report_only:  # the finished runs only: nothing trained, nothing featurized
         found = [finished(args, v, s, runs, fingerprint, args.earlier) for v, s in todo]
         return [r for r in found if r is not None]
-    cores = os.cpu_count() or 1
+    cores = usable_cores()
     threads = max(1, cores // args.jobs)
     where = machine(args)
     from tqdm import tqdm

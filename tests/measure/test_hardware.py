@@ -17,3 +17,26 @@ def test_hardware_name_keeps_each_cpu_and_gpu_apart(llvm_target):
         "".join(c if c.isalnum() else " " for c in expected.lower()).split()
     )
     assert hardware_name(h100, rpc_key="fleet") == "cuda-rpc-fleet"
+
+
+def test_the_cores_are_those_this_process_may_run_on_not_all_the_machine_has():
+    import os
+    import subprocess
+    import sys
+
+    import pytest
+
+    if not hasattr(os, "sched_setaffinity"):
+        pytest.skip("no affinity masks on this OS")
+    one = min(os.sched_getaffinity(0))
+    script = (
+        "import os, tvm\n"
+        f"os.sched_setaffinity(0, {{{one}}})\n"
+        "from tvm_gnn.measure.hardware import hardware_name, usable_cores\n"
+        "from tvm_gnn.measure.sampling import target_from\n"
+        "print(usable_cores(), target_from('llvm').attrs['num-cores'],"
+        " hardware_name(tvm.target.Target('llvm')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    cores, target_cores, name = out.stdout.split()
+    assert cores == target_cores == "1" and name.endswith("-1c")  # as `taskset -c 0` leaves it

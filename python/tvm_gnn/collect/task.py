@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from .. import atomic
 from ..dataset.layout import EXHAUSTED_FILE, read_exhausted
+from ..measure.hardware import usable_cores
 from ..measure.sampling import sample_candidates
 from .config import CollectConfig
 from .records import _commit, _commit_new_class, _existing, _measure_batch, _record_key
@@ -178,7 +178,7 @@ def _search(
         search_strategy=ms.search_strategy.EvolutionarySearch(population_size=cfg.population),
         task_name=task_name,
         rand_state=seed,
-        num_threads=os.cpu_count() or 1,
+        num_threads=usable_cores(),
     ).clone()
     ms.tune.tune_tasks(
         tasks=[ctx],

@@ -7,11 +7,11 @@ offline trainer), under :func:`tvm_gnn.cost_models.mlp_fixes.mlp_compat`.
 
 from __future__ import annotations
 
-import os
 import sys
 
 from ..dataset.groups import Group, load_groups, runner_results
 from ..errors import EvaluationError
+from ..measure.hardware import usable_cores
 from ..nn.checkpoint import read_info
 from ..progress import bar
 from ..resources import PRETRAINED
@@ -30,7 +30,7 @@ def train_xgb(groups: list[Group], seed: int = 0, progress: bool = False):
     from tvm.s_tir.meta_schedule.cost_model.xgb_model import XGBConfig, XGBModel
 
     model = XGBModel(
-        num_warmup_samples=0, num_tuning_cores=os.cpu_count() or 1, config=XGBConfig(seed=seed)
+        num_warmup_samples=0, num_tuning_cores=usable_cores(), config=XGBConfig(seed=seed)
     )
     model.verbose_eval = None
     it = bar(groups, "train xgb", progress)

@@ -23,10 +23,9 @@ only in the last round of a 128-trial tune.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
+from ..measure.hardware import usable_cores
 from .scoring import RoundReference
 
 #: Partner models ``GNNModel(ensemble=...)`` builds by name.
@@ -45,7 +44,7 @@ def make_partner(ensemble, seed: int = 0):
         from tvm.s_tir.meta_schedule.cost_model.xgb_model import XGBConfig, XGBModel
 
         return XGBModel(
-            num_tuning_cores=os.cpu_count() or 1,
+            num_tuning_cores=usable_cores(),
             config=XGBConfig(seed=seed),
             num_warmup_samples=PARTNER_WARMUP,
         )

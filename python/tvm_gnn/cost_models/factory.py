@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from tvm.s_tir import meta_schedule as ms
 
+from ..measure.hardware import usable_cores
 from . import COST_MODELS
 
 #: the names that build GNNModel, with what each sets beyond the weights and the seed
@@ -34,9 +35,7 @@ def make_cost_model(
 
         return GNNModel(checkpoint=checkpoint, seed=seed, **GNN_KINDS[kind])
     if kind == "xgb":
-        import os
-
-        return ms.cost_model.XGBModel(num_tuning_cores=num_tuning_cores or os.cpu_count() or 1)
+        return ms.cost_model.XGBModel(num_tuning_cores=num_tuning_cores or usable_cores())
     if kind == "random":
         return ms.cost_model.RandomModel(seed=seed)
     raise ValueError(f"unknown cost model {kind!r}; choose one of {COST_MODELS}")

@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import torch
 
 from ..featurize.graph import featurize_batch
+from ..measure.hardware import usable_cores
 from ..nn.model import GNN
 
 
@@ -23,7 +22,7 @@ def predict_candidates(model: GNN, candidates, featurizer, chunk: int = 128, set
     errors)``; failed candidates score NaN.
     """
     threads = torch.get_num_threads()
-    torch.set_num_threads(max(1, min(threads, (os.cpu_count() or 1) - 1)))
+    torch.set_num_threads(max(1, min(threads, usable_cores() - 1)))
     try:
         return predict_chunks(model, candidates, featurizer, chunk, set_mean)
     finally:

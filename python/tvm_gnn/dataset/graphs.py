@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 
 from ..atomic import atomic_open
+from ..measure.hardware import usable_cores
 from ..nn.batch import pack_graphs, unpack_graphs
 from ..nn.schema import FeaturizerConfig
 from .dbfile import RECORD_FILE
@@ -52,14 +52,6 @@ def _build_cache(folder: Path, config, max_line: int | None, cache: Path) -> lis
     graphs, kept, problems = _featurize_folder(folder, config, max_line)
     _write_cache(cache, graphs, kept)
     return problems
-
-
-def usable_cores() -> int:
-    """The cores this process may run on (its affinity mask, as ``taskset`` sets it)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 #: Bumped when what load_graphs caches changes (2: one sample per distinct program).

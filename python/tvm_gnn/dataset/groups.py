@@ -6,11 +6,11 @@ candidates with their latencies. What cost models are trained and scored on.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import DataError, EvaluationError
+from ..measure.hardware import usable_cores
 from .layout import is_db_folder, network_folders, snapshot_line
 from .records import distinct_programs
 
@@ -42,7 +42,7 @@ def _folder_target(folder: Path):
                 raise DataError(
                     f"{prov}, line {number}: not a provenance record with a target ({err!r})"
                 ) from None
-    return tvm.target.Target({"kind": "llvm", "num-cores": os.cpu_count() or 1})
+    return tvm.target.Target({"kind": "llvm", "num-cores": usable_cores()})
 
 
 def load_groups(
@@ -107,9 +107,7 @@ def _add_folder(groups: dict, net: str, folder: Path, max_line: int | None) -> N
     for s, record, cand in distinct_programs(folder, max_line):
         key = (net, s.shash)
         if key not in groups:
-            ctx = ms.TuneContext(
-                mod=record.workload.mod, target=target, num_threads=os.cpu_count() or 1
-            )
+            ctx = ms.TuneContext(mod=record.workload.mod, target=target, num_threads=usable_cores())
             groups[key] = Group(net, s.shash, s.task, s.weight, ctx)
         groups[key].candidates.append(cand)
         groups[key].latencies.append(s.latency)

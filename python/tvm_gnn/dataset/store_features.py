@@ -14,12 +14,12 @@ A program's row summarizes its stores' feature vectors: their mean, their maximu
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 
 import numpy as np
 
 from ..atomic import atomic_open
+from ..measure.hardware import usable_cores
 from .groups import _folder_target
 from .layout import folder_caches
 from .records import distinct_programs
@@ -52,9 +52,7 @@ def _folder_rows(folder: Path, max_line: int | None) -> dict[int, np.ndarray]:
     by_workload: dict[str, tuple[object, list[int], list]] = {}
     for s, record, cand in distinct_programs(folder, max_line):
         if s.shash not in by_workload:
-            ctx = ms.TuneContext(
-                mod=record.workload.mod, target=target, num_threads=os.cpu_count() or 1
-            )
+            ctx = ms.TuneContext(mod=record.workload.mod, target=target, num_threads=usable_cores())
             by_workload[s.shash] = (ctx, [], [])
         by_workload[s.shash][1].append(s.line)
         by_workload[s.shash][2].append(cand)

@@ -8,6 +8,15 @@ import platform
 from pathlib import Path
 
 
+def usable_cores() -> int:
+    """The cores this process may run on: its affinity mask (as ``taskset`` or a container's
+    CPU set leaves it), not every core the machine has."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -43,7 +52,7 @@ def hardware_name(target, rpc_key: str | None = None) -> str:
     if rpc_key:
         return f"{target.kind.name}-rpc-{rpc_key}"
     if target.kind.name == "llvm":
-        cores = int(target.attrs.get("num-cores", os.cpu_count() or 1))
+        cores = int(target.attrs.get("num-cores", usable_cores()))
         return f"llvm-{_slug(cpu_model())}-{cores}c"
     return f"{target.kind.name}-{_slug(device_model(target))}"
 

@@ -7,13 +7,16 @@ space, with the post-processors applied (``ReplayTrace``).
 
 from __future__ import annotations
 
+from .hardware import usable_cores
+
 
 def target_from(spec: str, num_cores: int | None = None):
     """A ``tvm.target.Target`` from ``llvm``/``cuda`` or any target string/JSON TVM accepts.
 
-    ``llvm`` is this CPU with ``num_cores`` (default: all). ``cuda`` is the GPU present, with the
-    limits MetaSchedule's GPU rules read (threads and shared memory per block, arch) taken from
-    the device: TVM's plain ``Target("cuda")`` has no such limits and fails inside the search.
+    ``llvm`` is this CPU with ``num_cores`` (default: every core this process may use).
+    ``cuda`` is the GPU present, with the limits MetaSchedule's GPU rules read (threads and
+    shared memory per block, arch) taken from the device: TVM's plain ``Target("cuda")`` has
+    no such limits and fails inside the search.
 
     Raises ``ValueError`` (not TVM's error) for a target TVM does not know, and for ``cuda``
     when no CUDA device is present.
@@ -21,9 +24,7 @@ def target_from(spec: str, num_cores: int | None = None):
     import tvm
 
     if spec == "llvm":
-        import os
-
-        return tvm.target.Target({"kind": "llvm", "num-cores": num_cores or os.cpu_count() or 1})
+        return tvm.target.Target({"kind": "llvm", "num-cores": num_cores or usable_cores()})
     if spec == "cuda":
         if not tvm.cuda(0).exist:
             raise ValueError(
@@ -54,7 +55,6 @@ def sample_candidates(mod, target, n: int, seed: int = 0, num_threads: int | Non
         The tune context (``predict`` and ``update`` of cost models take it).
     candidates : list[MeasureCandidate]
     """
-    import os
 
     from tvm.s_tir import meta_schedule as ms
 
@@ -82,7 +82,7 @@ def sample_candidates(mod, target, n: int, seed: int = 0, num_threads: int | Non
         target=target,
         space_generator="post-order-apply",
         task_name="sample",
-        num_threads=num_threads or os.cpu_count() or 1,
+        num_threads=num_threads or usable_cores(),
         rand_state=seed,
     )
     return ctx, list(cands)
