@@ -693,7 +693,6 @@ def parse(argv=None) -> argparse.Namespace:
 
 
 def main(argv=None) -> int:
-
     from tvm_gnn import dataset
     from tvm_gnn.measure.hardware import hardware_name, usable_cores
     from tvm_gnn.measure.sampling import target_from

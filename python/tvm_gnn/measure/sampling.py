@@ -55,7 +55,6 @@ def sample_candidates(mod, target, n: int, seed: int = 0, num_threads: int | Non
         The tune context (``predict`` and ``update`` of cost models take it).
     candidates : list[MeasureCandidate]
     """
-
     from tvm.s_tir import meta_schedule as ms
 
     sampler = ms.TuneContext(
