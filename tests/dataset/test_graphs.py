@@ -1,6 +1,7 @@
 """Graphs with their labels, loaded through a cache keyed by the files' contents."""
 
 import gzip
+import shutil
 
 import pytest
 import torch
@@ -139,3 +140,21 @@ def test_featurizing_in_this_process_keeps_the_graphs_rather_than_reading_them_b
     assert len(graphs) == 6 and reads == []  # written, not read back
     again, _ = data.load_graphs(packed, cache_dir=tmp_path / "cache", jobs=1)
     assert len(reads) == 1 and all(torch.equal(a.x, b.x) for a, b in zip(graphs, again))
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_featurize_bar_counts_record_lines(packed, tmp_path, monkeypatch, jobs):
+    import tqdm
+
+    steps = []
+    real = tqdm.tqdm.update
+    monkeypatch.setattr(tqdm.tqdm, "update", lambda bar, n=1: steps.append(n) or real(bar, n))
+    (folder,) = packed.glob("*/unit")
+    copy = tmp_path / "data"  # two folders, so that jobs=2 runs the pool
+    for net in ("unit", "other"):
+        shutil.copytree(folder, copy / folder.parent.name / net)
+    lines = data.layout.record_lines(folder)
+    data.load_graphs(copy, cache_dir=tmp_path / "cache", progress=True, jobs=jobs)
+    assert sum(steps) == 2 * lines and all(n > 0 for n in steps)
+    # in this process the bar moves program by program; from the pool, folder by folder
+    assert len(steps) > 2 if jobs == 1 else steps == [lines, lines]

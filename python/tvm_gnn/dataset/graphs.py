@@ -11,21 +11,24 @@ from ..measure.hardware import usable_cores
 from ..nn.batch import pack_graphs, unpack_graphs
 from ..nn.schema import FeaturizerConfig
 from .dbfile import RECORD_FILE
-from .layout import folder_caches
+from .layout import folder_caches, record_lines
 from .records import Sample, distinct_programs
 
 logger = logging.getLogger(__name__)
 
 
-def _featurize_folder(folder: Path, config, max_line: int | None = None):
+def _featurize_folder(folder: Path, config, max_line: int | None = None, on_line=None):
     """Graphs (labelled with ``latency``) of one network folder's distinct programs, their
-    samples, and a message for each record that could not be featurized."""
+    samples, and a message for each record that could not be featurized. ``on_line(n)``, if
+    given, is called with each program's first record line as its turn comes (in line order)."""
     import torch
 
     from ..featurize.graph import featurize
 
     graphs, kept, problems = [], [], []
     for s, _, cand in distinct_programs(folder, max_line):
+        if on_line is not None:
+            on_line(s.line)
         try:
             g = featurize(cand.sch.mod, config)
         except Exception as err:  # noqa: BLE001 - one bad record must not stop the dataset
@@ -132,22 +135,22 @@ def _featurize_into_caches(entries, todo, config, jobs, progress):
     """Build the caches of ``entries[i]`` for each ``i`` in ``todo``, yielding ``(i, built)`` as
     each lands: in this process for one folder or one job (``built`` is its graphs and samples,
     kept rather than read back), else in a pool of ``jobs`` worker processes (default: every
-    usable core), one folder at a time each (``built`` is None: the caller reads the cache)."""
-    jobs = min(jobs or usable_cores(), len(todo))
-    bar = None
-    if progress and todo:
-        from tqdm import tqdm
+    usable core), one folder at a time each (``built`` is None: the caller reads the cache).
 
-        bar = tqdm(total=len(todo), desc="featurize", unit="network")
+    ``progress``: a bar counting record lines, moved on program by program in this process and
+    folder by folder from the pool."""
+    jobs = min(jobs or usable_cores(), len(todo))
+    bar = _LineBar(entries, todo) if progress and todo else None
     try:
         if jobs <= 1:
             for i in todo:
                 _, folder, max_line, cache = entries[i]
-                graphs, kept, problems = _featurize_folder(folder, config, max_line)
+                on_line = bar.folder(i) if bar is not None else None
+                graphs, kept, problems = _featurize_folder(folder, config, max_line, on_line)
                 _write_cache(cache, graphs, kept)
                 _log(problems)
                 if bar is not None:
-                    bar.update()
+                    bar.finish(i)
                 yield i, (graphs, kept)
             return
         import multiprocessing
@@ -163,13 +166,45 @@ def _featurize_into_caches(entries, todo, config, jobs, progress):
             for future in as_completed(futures):
                 _log(future.result())
                 if bar is not None:
-                    bar.update()
+                    bar.finish(futures[future])
                 yield futures[future], None
         finally:  # on an error, folders not yet begun are dropped, not featurized for nothing
             pool.shutdown(wait=True, cancel_futures=True)
     finally:
         if bar is not None:
             bar.close()
+
+
+class _LineBar:
+    """A tqdm bar over the record lines of the folders being featurized (a folder's lines are
+    its snapshot's, if it reads one): the work goes by records, and folders differ in size
+    a hundredfold."""
+
+    def __init__(self, entries, todo):
+        from tqdm import tqdm
+
+        self.lines = {i: entries[i][2] or record_lines(entries[i][1]) for i in todo}
+        self.done = dict.fromkeys(todo, 0)
+        self.tqdm = tqdm(total=sum(self.lines.values()), desc="featurize", unit="record")
+
+    def folder(self, i):
+        """The ``on_line`` callback of folder ``i``: the bar reaches each program's line."""
+
+        def on_line(line: int) -> None:
+            self._to(i, min(line - 1, self.lines[i]))
+
+        return on_line
+
+    def finish(self, i) -> None:
+        self._to(i, self.lines[i])
+
+    def _to(self, i, lines: int) -> None:
+        if lines > self.done[i]:
+            self.tqdm.update(lines - self.done[i])
+            self.done[i] = lines
+
+    def close(self) -> None:
+        self.tqdm.close()
 
 
 def _records_size(folder: Path) -> int:
