@@ -183,7 +183,9 @@ class _LineBar:
     def __init__(self, entries, todo):
         from tqdm import tqdm
 
-        self.lines = {i: entries[i][2] or record_lines(entries[i][1]) for i in todo}
+        self.lines = {
+            i: record_lines(entries[i][1]) if entries[i][2] is None else entries[i][2] for i in todo
+        }
         self.done = dict.fromkeys(todo, 0)
         self.tqdm = tqdm(total=sum(self.lines.values()), desc="featurize", unit="record")
 
