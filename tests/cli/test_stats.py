@@ -75,3 +75,24 @@ def test_dataset_stats_wide_spread_reads_the_targets_hardware(small_dataset, tmp
     assert "use one" in capsys.readouterr().err
     assert main([*argv, "--wide-spread-trials", "8"]) == 2  # fewer than --trials-per-task
     assert "must be at least" in capsys.readouterr().err
+
+
+def test_would_add_leaves_out_a_network_that_does_not_import_and_says_why(
+    small_dataset, capsys, monkeypatch
+):
+    from tvm_gnn.cli import main
+    from tvm_gnn.measure import networks
+
+    def build():
+        raise RuntimeError("input image smaller than kernel size")
+
+    monkeypatch.setitem(networks.NETWORKS, "broken", networks.NetworkSpec(build, (1, 3, 8, 8)))
+    argv = ["dataset-stats", "--data", str(small_dataset), "--num-cores", "2", "-q", "--would-add"]
+    assert main([*argv, "broken", "synthetic_matmul_int8"]) == 1
+    out, err = capsys.readouterr()
+    assert "| synthetic_matmul_int8 | 13 | 13 | 13 | 13 | 416 | - |" in out  # the other still
+    assert "broken" not in out and "Traceback" not in err
+    assert err.strip().endswith(
+        "tasks not extracted, left out (-v for the traceback): "
+        "broken (RuntimeError: input image smaller than kernel size)"
+    )
