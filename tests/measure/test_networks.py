@@ -54,3 +54,16 @@ def test_int8_family_accumulates_in_int32_and_requantizes_to_int8(llvm_target):
     acc = a.astype(np.int32) @ b.astype(np.int32)  # would overflow int8 or int16
     want = np.clip(np.round(acc.astype(np.float32) / 256), -128, 127).astype(np.int8)
     np.testing.assert_array_equal(out.numpy(), want)
+
+
+@pytest.mark.parametrize(
+    ("name", "operator", "shape"),
+    [("tcn_conv1d", "conv1d", (1, 35)), ("unet_small", "conv2d_transpose", (1, 1, 128, 128))],
+)
+def test_handwritten_networks_bring_the_operator_they_are_for(llvm_target, name, operator, shape):
+    from tvm_gnn.measure.networks import get_torch
+
+    model, example = get_torch(name)
+    assert tuple(model(example).shape) == shape
+    names = [t.task_name for t in extract_tasks(name, llvm_target)]
+    assert sum(f"_{operator}" in f"_{n}" for n in names) >= 2, names

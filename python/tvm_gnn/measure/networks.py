@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from . import handwritten
 from .synthetic import SYNTHETIC, synthetic_module
 
 __all__ = [
@@ -70,135 +71,9 @@ def _segmentation(name: str):
     return build
 
 
-def _transformer_block(
-    width: int = 768, heads: int = 12, norm_first: bool = False, activation: str = "relu"
-):
-    """One transformer encoder layer from torch.nn (BERT-base's by default: 768 wide, 12 heads,
-    4x wide feed-forward)."""
-
-    def build():
-        import torch
-
-        class Block(torch.nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.layer = torch.nn.TransformerEncoderLayer(
-                    width,
-                    heads,
-                    4 * width,
-                    dropout=0.0,
-                    activation=activation,
-                    batch_first=True,
-                    norm_first=norm_first,
-                )
-
-            def forward(self, x):
-                return self.layer(x)
-
-        return Block()
-
-    return build
-
-
-def _mlp_mixer():
-    """A small MLP-Mixer (Tolstikhin et al. 2021): 16x16 patches of a 224 image (196 tokens),
-    256 channels, 4 layers of token- and channel-mixing MLPs."""
-    from torch import nn
-
-    class MixerLayer(nn.Module):
-        def __init__(self, tokens=196, dim=256):
-            super().__init__()
-            self.norm1, self.norm2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
-            self.token_mlp = nn.Sequential(
-                nn.Linear(tokens, 128), nn.GELU(), nn.Linear(128, tokens)
-            )
-            self.channel_mlp = nn.Sequential(nn.Linear(dim, 1024), nn.GELU(), nn.Linear(1024, dim))
-
-        def forward(self, x):  # x: [B, tokens, dim]
-            x = x + self.token_mlp(self.norm1(x).transpose(1, 2)).transpose(1, 2)
-            return x + self.channel_mlp(self.norm2(x))
-
-    class Mixer(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.patch = nn.Conv2d(3, 256, 16, stride=16)
-            self.layers = nn.Sequential(*(MixerLayer() for _ in range(4)))
-            self.head = nn.Linear(256, 1000)
-
-        def forward(self, x):
-            x = self.patch(x).flatten(2).transpose(1, 2)  # [B, 196, 256]
-            return self.head(self.layers(x).mean(dim=1))
-
-    return Mixer()
-
-
-def _lstm():
-    """A two-layer LSTM (512 input, 512 hidden) unrolled over 8 steps with ``nn.LSTMCell``, so
-    the program is its matrix products and gate activations."""
-    import torch
-    from torch import nn
-
-    class Unrolled(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.cells = nn.ModuleList([nn.LSTMCell(512, 512), nn.LSTMCell(512, 512)])
-            self.head = nn.Linear(512, 1000)
-
-        def forward(self, x):  # x: [B, steps, 512]
-            h = [torch.zeros(x.shape[0], 512) for _ in self.cells]
-            c = [torch.zeros(x.shape[0], 512) for _ in self.cells]
-            for t in range(x.shape[1]):
-                inp = x[:, t]
-                for i, cell in enumerate(self.cells):
-                    h[i], c[i] = cell(inp, (h[i], c[i]))
-                    inp = h[i]
-            return self.head(inp)
-
-    return Unrolled()
-
-
-def _dilated_grouped_cnn():
-    """Convolutions the standard networks lack: dilations 2 and 4, 4 and 8 groups, a 5x5 and a
-    1x7 / 7x1 pair, on a 112x112 input."""
-    from torch import nn
-
-    def block(cin, cout, **kw):
-        return [nn.Conv2d(cin, cout, bias=False, **kw), nn.BatchNorm2d(cout), nn.ReLU()]
-
-    return nn.Sequential(
-        *block(3, 32, kernel_size=3, stride=2, padding=1),
-        *block(32, 64, kernel_size=3, padding=2, dilation=2),
-        *block(64, 64, kernel_size=3, padding=4, dilation=4),
-        *block(64, 128, kernel_size=3, stride=2, padding=1, groups=4),
-        *block(128, 128, kernel_size=5, padding=2, groups=8),
-        *block(128, 96, kernel_size=(1, 7), padding=(0, 3)),
-        *block(96, 96, kernel_size=(7, 1), padding=(3, 0)),
-        *block(96, 192, kernel_size=3, stride=2, padding=2, dilation=2, groups=4),
-        nn.AdaptiveAvgPool2d(1),
-        nn.Flatten(),
-        nn.Linear(192, 1000),
-    )
-
-
-def _tiny_cnn():
-    """Two small conv layers and a classifier: a network that tunes in minutes (tests, demos)."""
-    from torch import nn
-
-    return nn.Sequential(
-        nn.Conv2d(3, 8, 3, padding=1),
-        nn.BatchNorm2d(8),
-        nn.ReLU(),
-        nn.Conv2d(8, 8, 3, stride=2, padding=1),
-        nn.ReLU(),
-        nn.AdaptiveAvgPool2d(1),
-        nn.Flatten(),
-        nn.Linear(8, 10),
-    )
-
-
 NETWORKS: dict[str, NetworkSpec] = {
     # small, for tests and demos (not part of the dataset)
-    "tiny_cnn": NetworkSpec(_tiny_cnn, (1, 3, 16, 16)),
+    "tiny_cnn": NetworkSpec(handwritten.tiny_cnn, (1, 3, 16, 16)),
     # held out
     "resnet18": NetworkSpec(_tv("resnet18"), (1, 3, 224, 224)),
     "mobilenet_v2": NetworkSpec(_tv("mobilenet_v2"), (1, 3, 224, 224)),
@@ -217,25 +92,25 @@ NETWORKS: dict[str, NetworkSpec] = {
     "googlenet": NetworkSpec(
         _tv("googlenet", aux_logits=False, init_weights=False), (1, 3, 224, 224)
     ),
-    "bert_block": NetworkSpec(_transformer_block(), (1, 128, 768)),
+    "bert_block": NetworkSpec(handwritten.transformer_block(), (1, 128, 768)),
     # training, added for breadth (docs/dataset.md): attention and MLP models of several widths,
     # lengths and norms, recurrent cells, 3-D, dilated, grouped and large-kernel convolutions
     "vit_b_16": NetworkSpec(_tv("vit_b_16"), (1, 3, 224, 224)),
     "convnext_tiny": NetworkSpec(_tv("convnext_tiny"), (1, 3, 224, 224)),
     "mobilenet_v3_large": NetworkSpec(_tv("mobilenet_v3_large"), (1, 3, 224, 224)),
     "regnet_y_800mf": NetworkSpec(_tv("regnet_y_800mf"), (1, 3, 224, 224)),
-    "lstm": NetworkSpec(_lstm, (1, 8, 512)),
-    "mlp_mixer": NetworkSpec(_mlp_mixer, (1, 3, 224, 224)),
+    "lstm": NetworkSpec(handwritten.lstm, (1, 8, 512)),
+    "mlp_mixer": NetworkSpec(handwritten.mlp_mixer, (1, 3, 224, 224)),
     "r3d_18": NetworkSpec(_tv("r3d_18", "video"), (1, 3, 8, 112, 112)),
     "deeplabv3_mobilenet": NetworkSpec(
         _segmentation("deeplabv3_mobilenet_v3_large"), (1, 3, 224, 224)
     ),
     "swin_t": NetworkSpec(_tv("swin_t"), (1, 3, 224, 224)),
     "transformer_512_s256": NetworkSpec(
-        _transformer_block(512, 8, norm_first=True, activation="gelu"), (1, 256, 512)
+        handwritten.transformer_block(512, 8, norm_first=True, activation="gelu"), (1, 256, 512)
     ),
-    "transformer_256_s64_b4": NetworkSpec(_transformer_block(256, 4), (4, 64, 256)),
-    "dilated_grouped_cnn": NetworkSpec(_dilated_grouped_cnn, (1, 3, 112, 112)),
+    "transformer_256_s64_b4": NetworkSpec(handwritten.transformer_block(256, 4), (4, 64, 256)),
+    "dilated_grouped_cnn": NetworkSpec(handwritten.dilated_grouped_cnn, (1, 3, 112, 112)),
     "alexnet": NetworkSpec(_tv("alexnet"), (1, 3, 224, 224)),
     "efficientnet_v2_s": NetworkSpec(_tv("efficientnet_v2_s"), (1, 3, 224, 224)),
     "mnasnet0_5": NetworkSpec(_tv("mnasnet0_5"), (1, 3, 224, 224)),
@@ -249,7 +124,7 @@ NETWORKS: dict[str, NetworkSpec] = {
     "efficientnet_b3": NetworkSpec(_tv("efficientnet_b3"), (1, 3, 300, 300)),
     "regnet_y_400mf": NetworkSpec(_tv("regnet_y_400mf"), (1, 3, 224, 224)),
     "vit_b_32": NetworkSpec(_tv("vit_b_32"), (1, 3, 224, 224)),
-    "bert_block_s32": NetworkSpec(_transformer_block(), (1, 32, 768)),
+    "bert_block_s32": NetworkSpec(handwritten.transformer_block(), (1, 32, 768)),
     "mobilenet_v3_large_b4": NetworkSpec(_tv("mobilenet_v3_large"), (4, 3, 224, 224)),
     "convnext_tiny_b4": NetworkSpec(_tv("convnext_tiny"), (4, 3, 224, 224)),
     "regnet_x_1_6gf": NetworkSpec(_tv("regnet_x_1_6gf"), (1, 3, 224, 224)),
@@ -262,6 +137,10 @@ NETWORKS: dict[str, NetworkSpec] = {
     "fcn_resnet50": NetworkSpec(_segmentation("fcn_resnet50"), (1, 3, 224, 224)),
     "regnet_y_1_6gf": NetworkSpec(_tv("regnet_y_1_6gf"), (1, 3, 224, 224)),
     "shufflenet_v2_x0_5": NetworkSpec(_tv("shufflenet_v2_x0_5"), (1, 3, 224, 224)),
+    "tcn_conv1d": NetworkSpec(handwritten.tcn_conv1d, (1, 80, 400)),
+    "unet_small": NetworkSpec(handwritten.unet_small, (1, 3, 128, 128)),
+    "maxvit_t": NetworkSpec(_tv("maxvit_t"), (1, 3, 224, 224)),
+    "swin_v2_t": NetworkSpec(_tv("swin_v2_t"), (1, 3, 256, 256)),
 }
 
 
