@@ -96,3 +96,14 @@ def test_would_add_leaves_out_a_network_that_does_not_import_and_says_why(
         "tasks not extracted, left out (-v for the traceback): "
         "broken (RuntimeError: input image smaller than kernel size)"
     )
+
+    def build_silently():
+        raise RuntimeError()  # no message at all: the line still names the error
+
+    monkeypatch.setitem(networks.NETWORKS, "broken", networks.NetworkSpec(build_silently, (1,)))
+    assert main([*argv, "broken"]) == 1
+    assert (
+        capsys.readouterr()
+        .err.strip()
+        .endswith("left out (-v for the traceback): broken (RuntimeError)")
+    )

@@ -83,7 +83,8 @@ def _would_add(args) -> int:
         except Exception as err:  # noqa: BLE001 - one network that does not import must not
             # cost the others' minutes of extraction
             logger.debug("extracting %s's tasks failed", net, exc_info=True)
-            failed.append(f"{net} ({type(err).__name__}: {str(err).strip().splitlines()[-1]})")
+            last_line = str(err).strip().splitlines()[-1:]  # none for an empty message
+            failed.append(f"{net} ({': '.join([type(err).__name__, *last_line])})")
     if manifests:
         rows = would_add(args.data, hardware, manifests)
         print(would_add_markdown(rows, hardware, collection_rate(args.data, hardware)))
