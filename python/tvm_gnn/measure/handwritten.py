@@ -5,6 +5,8 @@ builder or a module; nothing is downloaded."""
 
 from __future__ import annotations
 
+from functools import partial
+
 
 def transformer_block(
     width: int = 768, heads: int = 12, norm_first: bool = False, activation: str = "relu"
@@ -93,14 +95,21 @@ def lstm():
     return Unrolled()
 
 
+def _conv_bn_relu(dims: int, cin: int, cout: int, **kw) -> list:
+    """A ``dims``-D convolution without bias, its batch norm and a ReLU (layers to splice into
+    an ``nn.Sequential``)."""
+    from torch import nn
+
+    conv, norm = getattr(nn, f"Conv{dims}d"), getattr(nn, f"BatchNorm{dims}d")
+    return [conv(cin, cout, bias=False, **kw), norm(cout), nn.ReLU()]
+
+
 def dilated_grouped_cnn():
     """Convolutions the standard networks lack: dilations 2 and 4, 4 and 8 groups, a 5x5 and a
     1x7 / 7x1 pair, on a 112x112 input."""
     from torch import nn
 
-    def block(cin, cout, **kw):
-        return [nn.Conv2d(cin, cout, bias=False, **kw), nn.BatchNorm2d(cout), nn.ReLU()]
-
+    block = partial(_conv_bn_relu, 2)
     return nn.Sequential(
         *block(3, 32, kernel_size=3, stride=2, padding=1),
         *block(32, 64, kernel_size=3, padding=2, dilation=2),
@@ -123,9 +132,7 @@ def tcn_conv1d():
     downsampling."""
     from torch import nn
 
-    def block(cin, cout, **kw):
-        return [nn.Conv1d(cin, cout, bias=False, **kw), nn.BatchNorm1d(cout), nn.ReLU()]
-
+    block = partial(_conv_bn_relu, 1)
     return nn.Sequential(
         *block(80, 128, kernel_size=5, padding=2),
         *block(128, 128, kernel_size=3, padding=2, dilation=2),
