@@ -107,3 +107,32 @@ def test_would_add_leaves_out_a_network_that_does_not_import_and_says_why(
         .err.strip()
         .endswith("left out (-v for the traceback): broken (RuntimeError)")
     )
+
+
+def test_a_network_that_fails_export_prints_one_line_and_its_traceback_only_on_request(
+    small_dataset, capsys, caplog, monkeypatch
+):
+    import logging
+
+    import torch
+
+    from tvm_gnn.cli import main
+    from tvm_gnn.measure import networks
+
+    def pool_too_large():  # torch.export's fake tensors fail inside the pooling's meta kernel
+        return torch.nn.MaxPool3d(3, 2)
+
+    monkeypatch.setitem(
+        networks.NETWORKS, "tiny_video", networks.NetworkSpec(pool_too_large, (1, 4, 1, 1, 1))
+    )
+    caplog.set_level(logging.INFO, logger="tvm_gnn")  # what -v shows
+    argv = ["dataset-stats", "--data", str(small_dataset), "-q", "--would-add", "tiny_video"]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "fake_tensor" not in err and "Traceback" not in err  # torch's own log stays quiet
+    assert err.strip().endswith(
+        "left out (-v for the traceback): tiny_video (RuntimeError: Given input size: (4x1x1x1)."
+        " Calculated output size: (4x0x0x0). Output size is too small)"
+    )
+    (record,) = [r for r in caplog.records if "tiny_video" in r.getMessage()]
+    assert record.levelno == logging.INFO and record.exc_info[0] is RuntimeError

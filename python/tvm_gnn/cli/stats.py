@@ -82,7 +82,7 @@ def _would_add(args) -> int:
             manifests[net] = task_manifest(network_tasks(net, target))
         except Exception as err:  # noqa: BLE001 - one network that does not import must not
             # cost the others' minutes of extraction
-            logger.debug("extracting %s's tasks failed", net, exc_info=True)
+            logger.info("extracting %s's tasks failed", net, exc_info=True)  # shown with -v
             last_line = str(err).strip().splitlines()[-1:]  # none for an empty message
             failed.append(f"{net} ({': '.join([type(err).__name__, *last_line])})")
     if manifests:

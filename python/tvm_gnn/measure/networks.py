@@ -8,7 +8,9 @@ one tuning task per distinct fused operator.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from . import handwritten
@@ -162,12 +164,26 @@ def to_relax(model, example):
     from tvm import relax
     from tvm.relax.frontend.torch import from_exported_program
 
-    with torch.no_grad():
+    with torch.no_grad(), _fake_tensor_errors_unlogged():
         exported = torch.export.export(model, (example,))
     mod = from_exported_program(exported, keep_params_as_input=False)
     # Inference form: batch norms become elementwise ops that fuse into the convolutions.
     mod = relax.transform.DecomposeOpsForInference()(mod)
     return relax.get_pipeline("zero")(mod)
+
+
+@contextmanager
+def _fake_tensor_errors_unlogged():
+    """Keep torch's fake-tensor logger from printing the traceback of an operator that fails
+    during export (an input too small for a kernel): export raises that same error, and whoever
+    catches it decides whether to show it, once."""
+    fake_tensor_log = logging.getLogger("torch._subclasses.fake_tensor")
+    level = fake_tensor_log.level
+    fake_tensor_log.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        fake_tensor_log.setLevel(level)
 
 
 def extract_tasks(name: str, target):
