@@ -336,3 +336,42 @@ def test_rpc_tracker_with_two_servers(tmp_path, llvm_target):
     assert folder.parent.name == "llvm-rpc-tvm-gnn-test"
     scan = dbfile.read_records(folder)
     assert all(not r.failed and r.latency > 0 for r in scan.records)
+
+
+def test_skip_shared_leaves_a_workload_to_the_network_that_has_it_and_finishes_one_begun(
+    tmp_path, llvm_target
+):
+    """Network "b" shares the tiny matmul with "a", which has its records: with --skip-shared, b
+    measures only its pool, and says so in shared.json, the summary and dataset-stats. A task b
+    had begun before is finished all the same."""
+    import tvm_ffi
+
+    from tvm_gnn.dataset import stats, stats_markdown
+
+    cfg = CollectConfig(trials_per_task=2, uniform_fraction=1.0, batch_size=2)
+    skip = CollectConfig(trials_per_task=2, uniform_fraction=1.0, batch_size=2, skip_shared=True)
+    matmul, pool = _tiny_task(), _pool_task()
+    collect_network("a", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[matmul], progress=False)
+    got = collect_network(
+        "b", tmp_path, llvm_target, skip, FAST_MEASURE, tasks=[matmul, pool], progress=False
+    )
+    folder = _db_folder(tmp_path, "b")
+    scan = dbfile.read_records(folder)
+    shash = {name: str(tvm_ffi.structural_hash(mod)) for name, mod, _ in (matmul, pool)}
+    assert {scan.workload_hashes[r.workload] for r in scan.records} == {shash["max_pool"]}
+    assert got["left_to_other_networks"] == 1 and got["measured"] == 2
+    assert json.loads((folder / "shared.json").read_text()) == {shash["matmul32"]: "a"}
+    (row,) = [n for n in stats(tmp_path)["networks"] if n["network"] == "b"]
+    assert row["tasks_unmeasured"] == 0 and row["tasks_left"] == 1  # not "measured in part"
+    assert "| b | " + folder.parent.name + " | 2 (1 left to others) | 1 |" in stats_markdown(
+        stats(tmp_path)
+    )
+
+    # "c" began the matmul (1 of its 2 records, as if killed) before --skip-shared: it finishes it
+    collect_network("c", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[matmul], progress=False)
+    record_file = _db_folder(tmp_path, "c") / dbfile.RECORD_FILE
+    record_file.write_text("".join(record_file.read_text().splitlines(keepends=True)[:1]))
+    again = collect_network(
+        "c", tmp_path, llvm_target, skip, FAST_MEASURE, tasks=[matmul], progress=False
+    )
+    assert again["left_to_other_networks"] == 0 and again["measured"] == 1

@@ -150,8 +150,9 @@ def test_would_add_counts_workloads_new_to_the_dataset_and_new_after_the_candida
     assert (
         "| a | 3 | 3 | 2 | 2 | 96 | 1.0 |" in table and "| b | 2 | 2 | 2 | 1 | 64 | 0.6 |" in table
     )
-    assert table.endswith(
-        "In all: 3 new workloads from 160 records, about 1.6 h at 36.00 s a record"
+    assert table.endswith(  # --skip-shared measures the 3 new workloads only: 96 records
+        "In all: 3 new workloads from 160 records, about 1.6 h at 36.00 s a record; with "
+        "collect --skip-shared, from about 96 records (1.0 h)"
     )
     assert "no time estimate" in data.would_add_markdown(rows, "cpu", rate=None)
 

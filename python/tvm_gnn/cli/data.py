@@ -66,6 +66,7 @@ def cmd_collect(args) -> int:
         population=args.population,
         wide_spread=args.wide_spread,
         wide_spread_trials=args.wide_spread_trials,
+        skip_shared=args.skip_shared,
     )
     measure = MeasureConfig(
         number=args.number,
@@ -152,6 +153,14 @@ def _collect_parser(sub) -> None:
         p,
         "measure more of a task whose first --trials-per-task valid latencies spread by at least "
         "RATIO (90th percentile over 10th), up to --wide-spread-trials (default: off)",
+    )
+    p.add_argument(
+        "--skip-shared",
+        action="store_true",
+        help="do not measure a task whose workload another network's folder of this hardware "
+        "already has --trials-per-task valid records of (breadth for the time: each workload is "
+        "measured once); a task this network has begun is finished, and the tasks left are "
+        "listed in its folder's shared.json",
     )
     p.add_argument(
         "--uniform-fraction",

@@ -16,6 +16,9 @@ With ``wide_spread`` set, a task whose first ``trials_per_task`` valid latencies
 least that ratio (90th percentile over 10th, :func:`config.latency_spread`) is measured the same
 way up to ``wide_spread_trials``, from seeds of its own (``CollectConfig.task_target``);
 :mod:`tvm_gnn.collect.plan` says what a setting would add to a dataset before any of it is measured.
+With ``skip_shared``, a task whose workload another network's folder already has
+``trials_per_task`` valid records of is left to it (listed in the folder's ``shared.json``), so a
+network that shares most of its operators with the dataset costs only its new ones.
 
 Records go into one standard JSON database per network and hardware
 (``OUT/<hardware>/<network>/database_*.json``, loadable by ``ms.database.JSONDatabase``), committed

@@ -32,6 +32,9 @@ class CollectConfig:
     # trials_per_task
     wide_spread: float | None = None
     wide_spread_trials: int | None = None  # None: twice trials_per_task
+    # leave to the other networks of the hardware a task whose workload one of them already has
+    # trials_per_task valid records of, unless this network's folder has begun it
+    skip_shared: bool = False
 
     def __post_init__(self):
         if not 0.0 <= self.uniform_fraction <= 1.0:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .. import atomic
 from ..dataset import dbfile
-from ..dataset.layout import read_exhausted
+from ..dataset.layout import SHARED_FILE, is_db_folder, read_exhausted
 from ..measure.hardware import hardware_name
 from ..measure.runner import MeasureConfig, make_runner
 from .config import CollectConfig, RunLog, provenance
@@ -29,6 +29,26 @@ def task_manifest(tasks) -> list[dict]:
     import tvm_ffi
 
     return [{"name": n, "shash": str(tvm_ffi.structural_hash(m)), "weight": w} for n, m, w in tasks]
+
+
+def measured_elsewhere(folder, trials: int) -> dict[str, str]:
+    """The workloads that another network folder beside ``folder`` (the same hardware) has at
+    least ``trials`` valid records of: shash -> the first such network, by name."""
+    folder = Path(folder)
+    out: dict[str, str] = {}
+    for other in sorted(folder.parent.iterdir()):
+        if other == folder or not is_db_folder(other):
+            continue
+        scan = dbfile.read_records(other)
+        valid: dict[str, int] = {}
+        for r in scan.records:
+            if not r.failed:
+                h = scan.workload_hashes[r.workload]
+                valid[h] = valid.get(h, 0) + 1
+        for h, n in valid.items():
+            if n >= trials:
+                out.setdefault(h, other.name)
+    return out
 
 
 def collect_network(
@@ -65,11 +85,21 @@ def collect_network(
     run_log = RunLog(folder / "provenance.jsonl", line, start)  # task extraction counts too
     existing = _existing(folder)  # per task, counted before any of them runs: tasks are distinct
     latencies = existing[0]
+    shared = {}
+    begun = existing[1]  # a task with any record here, failed ones too, is finished here
+    if cfg.skip_shared and any(t["shash"] not in begun for t in manifest):
+        elsewhere = measured_elsewhere(folder, cfg.trials_per_task)
+        shared = {
+            t["shash"]: elsewhere[t["shash"]]
+            for t in manifest
+            if t["shash"] in elsewhere and t["shash"] not in begun
+        }
+        atomic.write_json(folder / SHARED_FILE, shared)
     exhausted = read_exhausted(folder)
     total = 0  # grows as a task's first records turn out to spread widely
     for t in manifest:
         lat = latencies.get(t["shash"], [])
-        if t["shash"] not in exhausted:
+        if t["shash"] not in exhausted and t["shash"] not in shared:
             total += max(0, cfg.task_target(lat) - len(lat))
     builder = make_builder(timeout_sec=measure.build_timeout_sec)
     runner = runner or make_runner(measure)
@@ -77,6 +107,7 @@ def collect_network(
         "network": network,
         "folder": str(folder),
         "tasks": len(tasks),
+        "left_to_other_networks": len(shared),
         "measured": 0,
         "failed": 0,
         "repeats_not_recorded": 0,
@@ -87,6 +118,8 @@ def collect_network(
     db = ms.database.JSONDatabase(work_dir=str(folder))
     with tqdm(total=total, desc=network, unit="rec", disable=not progress) as bar:
         for i, (name, mod, _) in enumerate(tasks):
+            if manifest[i]["shash"] in shared:
+                continue
             got = collect_task(
                 name, mod, folder, target, cfg, builder, runner, bar, i, db, existing
             )

@@ -8,6 +8,7 @@ Layout (``docs/dataset.md``)::
                                /tasks.json          # task name, workload shash, weight
                                /provenance.jsonl    # one line per collect run
                                /exhausted.json      # workloads whose design space is measured
+                               /shared.json         # tasks left to another network's folder
 
 ``data_raw/`` (uncompressed, where ``tvm-gnn collect`` writes) and ``data/`` (gzip, committed) have
 the same layout.
@@ -35,7 +36,7 @@ logger = logging.getLogger(__name__)
 DB_FILES = (dbfile.WORKLOAD_FILE, dbfile.RECORD_FILE)
 
 
-META_FILES = ("tasks.json", "provenance.jsonl", "exhausted.json")
+META_FILES = ("tasks.json", "provenance.jsonl", "exhausted.json", "shared.json")
 
 
 def is_db_folder(folder: Path) -> bool:
@@ -225,6 +226,17 @@ def read_tasks(folder: Path) -> list[dict]:
     empty if the folder has none."""
     path = Path(folder) / "tasks.json"
     return read_json(path) if path.exists() else []
+
+
+#: Workloads ``collect --skip-shared`` left to another network's folder: shash -> that network.
+SHARED_FILE = "shared.json"
+
+
+def read_shared(folder: Path) -> dict[str, str]:
+    """The workloads a folder's ``shared.json`` leaves to other networks (shash -> network);
+    empty if none."""
+    path = Path(folder) / SHARED_FILE
+    return read_json(path) if path.exists() else {}
 
 
 def read_exhausted(folder: Path) -> set:

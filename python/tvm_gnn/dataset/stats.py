@@ -10,7 +10,7 @@ import numpy as np
 
 from ..measure.networks import HELD_OUT
 from ..measure.synthetic import SYNTHETIC
-from .layout import check_root, network_folders, read_exhausted, read_tasks
+from .layout import check_root, network_folders, read_exhausted, read_shared, read_tasks
 from .records import samples
 
 
@@ -24,7 +24,8 @@ def stats(root, held_out=None) -> dict:
     ``exhausted.json``) or complete with fewer programs than that: ``under_32_exhausted`` counts
     the latter, the workloads whose design space ``collect`` found no new program in. A task of
     ``tasks.json`` with no record at all, valid or failed, is ``tasks_unmeasured``: collection
-    has not reached it yet.
+    has not reached it yet; unless ``collect --skip-shared`` left it to another network's folder
+    (its ``shared.json``), which ``tasks_left`` counts.
 
     ``per_hardware`` totals each hardware folder: valid records, distinct workloads, how many
     folders are networks and how many synthetic operator families.
@@ -45,6 +46,8 @@ def stats(root, held_out=None) -> dict:
         short = {h for h, c in per_wl.items() if c < 32}
         tried = {scan.workload_hashes[r.workload] for r in scan.records}
         tasks = read_tasks(folder)
+        left = {t["shash"] for t in tasks if t["shash"] not in tried} & set(read_shared(folder))
+        reached = tried | left
         hw_total = per_hw.setdefault(
             hw, {"valid": 0, "workloads": set(), "networks": 0, "synthetic": 0}
         )
@@ -57,7 +60,8 @@ def stats(root, held_out=None) -> dict:
                 "hardware": hw,
                 "workloads": set(per_wl),
                 "tasks": len(tasks),
-                "tasks_unmeasured": sum(t["shash"] not in tried for t in tasks),
+                "tasks_unmeasured": sum(t["shash"] not in reached for t in tasks),
+                "tasks_left": len(left),
                 "workloads_measured": len(per_wl),
                 "valid": len(got),
                 "distinct": len(distinct),
@@ -159,7 +163,9 @@ def would_add_markdown(rows: list[dict], hardware: str, rate: float | None, tria
     """``would_add``'s rows as a table, with what collecting each network would cost: ``collect``
     measures ``trials`` records of every task of a network, its shared workloads too, so the
     cost is its tasks' records at ``hardware``'s measured rate (an upper bound: a workload whose
-    design space runs out stops early, and a network already begun needs fewer)."""
+    design space runs out stops early, and a network already begun needs fewer). The last line
+    adds the cost with ``collect --skip-shared``, which measures the new workloads only (about:
+    a known workload whose records elsewhere are still short is measured too)."""
     out = [
         f"Workloads each network would add to the dataset's {hardware} part (its tasks.json "
         "files, measured or queued):",
@@ -182,6 +188,9 @@ def would_add_markdown(rows: list[dict], hardware: str, rate: float | None, tria
         out[-1] += f", about {records * rate / 3600:.1f} h at {rate:.2f} s a record"
     else:
         out[-1] += f" (no timed collection on {hardware} yet, so no time estimate)"
+    out[-1] += f"; with collect --skip-shared, from about {new * trials} records"
+    if rate is not None:
+        out[-1] += f" ({new * trials * rate / 3600:.1f} h)"
     return "\n".join(out)
 
 
@@ -239,8 +248,10 @@ def stats_markdown(st: dict) -> str:
     tot = {"valid": 0, "distinct": 0, "failed": 0, "invalid_latency": 0}
     for n in st["networks"]:
         rng = f"{n['min_ms']:.4f} - {n['max_ms']:.2f}" if n["min_ms"] is not None else "-"
+        left = n.get("tasks_left", 0)
+        tasks = f"{n['tasks']} ({left} left to others)" if left else n["tasks"]
         rows.append(
-            f"| {n['network']} | {n['hardware']} | {n['tasks']} | {n['workloads_measured']} | "
+            f"| {n['network']} | {n['hardware']} | {tasks} | {n['workloads_measured']} | "
             f"{n['valid']} | {n['distinct']} | {n['failed']} | {n['invalid_latency']} | "
             f"{n['workloads_under_32']} ({n['under_32_exhausted']}) | "
             f"{'held out' if n['shares_held_out'] is None else n['shares_held_out']} | "
