@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -346,6 +347,7 @@ def test_skip_shared_leaves_a_workload_to_the_network_that_has_it_and_finishes_o
     had begun before is finished all the same."""
     import tvm_ffi
 
+    from tvm_gnn.collect.network import measured_elsewhere
     from tvm_gnn.dataset import stats, stats_markdown
 
     cfg = CollectConfig(trials_per_task=2, uniform_fraction=1.0, batch_size=2)
@@ -375,3 +377,16 @@ def test_skip_shared_leaves_a_workload_to_the_network_that_has_it_and_finishes_o
         "c", tmp_path, llvm_target, skip, FAST_MEASURE, tasks=[matmul], progress=False
     )
     assert again["left_to_other_networks"] == 0 and again["measured"] == 1
+
+    # a held-out network's records are a test set: it measures the pool b has, and a workload
+    # only a held-out folder has does not count as measured for a training network
+    held_out = tmp_path / folder.parent.name / "resnet18"
+    shutil.copytree(_db_folder(tmp_path, "a"), held_out)
+    test_set = collect_network(
+        "resnet18", tmp_path, llvm_target, skip, FAST_MEASURE, tasks=[matmul, pool],
+        progress=False,
+    )  # fmt: skip
+    assert test_set["left_to_other_networks"] == 0 and test_set["measured"] == 2
+    for net in ("a", "c"):
+        shutil.rmtree(_db_folder(tmp_path, net))
+    assert measured_elsewhere(folder, 2) == {}  # b's own pool aside, only resnet18 has them

@@ -160,7 +160,8 @@ def _collect_parser(sub) -> None:
         help="do not measure a task whose workload another network's folder of this hardware "
         "already has --trials-per-task valid records of (breadth for the time: each workload is "
         "measured once); a task this network has begun is finished, and the tasks left are "
-        "listed in its folder's shared.json",
+        "listed in its folder's shared.json. Held-out networks neither skip nor count as "
+        "having a workload: their records are the test set",
     )
     p.add_argument(
         "--uniform-fraction",

@@ -10,6 +10,7 @@ from .. import atomic
 from ..dataset import dbfile
 from ..dataset.layout import SHARED_FILE, is_db_folder, read_exhausted
 from ..measure.hardware import hardware_name
+from ..measure.networks import HELD_OUT
 from ..measure.runner import MeasureConfig, make_runner
 from .config import CollectConfig, RunLog, provenance
 from .records import _existing
@@ -32,12 +33,13 @@ def task_manifest(tasks) -> list[dict]:
 
 
 def measured_elsewhere(folder, trials: int) -> dict[str, str]:
-    """The workloads that another network folder beside ``folder`` (the same hardware) has at
-    least ``trials`` valid records of: shash -> the first such network, by name."""
+    """The workloads that another training network's folder beside ``folder`` (the same
+    hardware) has at least ``trials`` valid records of: shash -> the first such network, by
+    name. A held-out network's folder does not count: training never reads it."""
     folder = Path(folder)
     out: dict[str, str] = {}
     for other in sorted(folder.parent.iterdir()):
-        if other == folder or not is_db_folder(other):
+        if other == folder or other.name in HELD_OUT or not is_db_folder(other):
             continue
         scan = dbfile.read_records(other)
         valid: dict[str, int] = {}
@@ -87,7 +89,12 @@ def collect_network(
     latencies = existing[0]
     shared = {}
     begun = existing[1]  # a task with any record here, failed ones too, is finished here
-    if cfg.skip_shared and any(t["shash"] not in begun for t in manifest):
+    # a held-out network's records are a test set: it measures every task, shared or not
+    if (
+        cfg.skip_shared
+        and network not in HELD_OUT
+        and any(t["shash"] not in begun for t in manifest)
+    ):
         elsewhere = measured_elsewhere(folder, cfg.trials_per_task)
         shared = {
             t["shash"]: elsewhere[t["shash"]]
