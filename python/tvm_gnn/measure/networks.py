@@ -143,6 +143,19 @@ NETWORKS: dict[str, NetworkSpec] = {
     "unet_small": NetworkSpec(handwritten.unet_small, (1, 3, 128, 128)),
     "maxvit_t": NetworkSpec(_tv("maxvit_t"), (1, 3, 224, 224)),
     "swin_v2_t": NetworkSpec(_tv("swin_v2_t"), (1, 3, 256, 256)),
+    # added 2026-11-29 for breadth, chosen with `dataset-stats --would-add` (docs/dataset.md) and
+    # collected with --skip-shared: new batch sizes, widths, resolutions and depths of
+    # concatenation; the LR-ASPP head (4 new workloads) is cheap only that way
+    "efficientnet_b0_b8": NetworkSpec(_tv("efficientnet_b0"), (8, 3, 224, 224)),
+    "vit_b_16_b4": NetworkSpec(_tv("vit_b_16"), (4, 3, 224, 224)),
+    "vit_l_16": NetworkSpec(_tv("vit_l_16"), (1, 3, 224, 224)),
+    "efficientnet_b1": NetworkSpec(_tv("efficientnet_b1"), (1, 3, 240, 240)),
+    "regnet_y_3_2gf": NetworkSpec(_tv("regnet_y_3_2gf"), (1, 3, 224, 224)),
+    "regnet_x_3_2gf": NetworkSpec(_tv("regnet_x_3_2gf"), (1, 3, 224, 224)),
+    "mnasnet1_3": NetworkSpec(_tv("mnasnet1_3"), (1, 3, 224, 224)),
+    "shufflenet_v2_x1_5": NetworkSpec(_tv("shufflenet_v2_x1_5"), (1, 3, 224, 224)),
+    "densenet201": NetworkSpec(_tv("densenet201"), (1, 3, 224, 224)),
+    "lraspp_mobilenet": NetworkSpec(_segmentation("lraspp_mobilenet_v3_large"), (1, 3, 224, 224)),
 }
 
 
