@@ -36,6 +36,21 @@ def test_training_selection_has_the_synthetic_families_and_no_held_out_network()
         network_names(["synthetic_gemm"])
 
 
+def test_the_cards_collect_command_names_every_training_network_and_no_held_out_one():
+    """docs/dataset.md's breadth command is how the dataset resumes: a misspelt name would stop
+    it, a held-out name would put test data into training, a network left out would not be
+    topped up."""
+    import re
+    from pathlib import Path
+
+    card = (Path(__file__).parents[2] / "docs" / "dataset.md").read_text()
+    (command,) = re.findall(r"--skip-shared --network ([\w \\\n]+)", card)  # the breadth one
+    names = command.replace("\\", " ").split()
+    assert network_names(names) == names  # each known, none twice
+    registered = set(network_names(["training"])) - {"tiny_cnn"}
+    assert set(names) == registered
+
+
 def test_int8_family_accumulates_in_int32_and_requantizes_to_int8(llvm_target):
     import numpy as np
     import tvm
