@@ -390,3 +390,11 @@ def test_skip_shared_leaves_a_workload_to_the_network_that_has_it_and_finishes_o
     for net in ("a", "c"):
         shutil.rmtree(_db_folder(tmp_path, net))
     assert measured_elsewhere(folder, 2) == {}  # b's own pool aside, only resnet18 has them
+
+    # one record of the pool is enough elsewhere when it is the pool's every program (exhausted)
+    d = tmp_path / folder.parent.name / "d"
+    shutil.copytree(folder, d)
+    (d / dbfile.RECORD_FILE).write_text((d / dbfile.RECORD_FILE).read_text().splitlines()[0] + "\n")
+    assert measured_elsewhere(folder, 2) == {}
+    (d / "exhausted.json").write_text(json.dumps([shash["max_pool"]]))
+    assert measured_elsewhere(folder, 2) == {shash["max_pool"]: "d"}

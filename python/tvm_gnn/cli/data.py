@@ -158,10 +158,10 @@ def _collect_parser(sub) -> None:
         "--skip-shared",
         action="store_true",
         help="do not measure a task whose workload another network's folder of this hardware "
-        "already has --trials-per-task valid records of (breadth for the time: each workload is "
-        "measured once); a task this network has begun is finished, and the tasks left are "
-        "listed in its folder's shared.json. Held-out networks neither skip nor count as "
-        "having a workload: their records are the test set",
+        "already has --trials-per-task valid records of, or every program of (breadth for the "
+        "time: each workload is measured once); a task this network has begun is finished, "
+        "and the tasks left are listed in its folder's shared.json. Held-out networks neither "
+        "skip nor count as having a workload: their records are the test set",
     )
     p.add_argument(
         "--uniform-fraction",

@@ -34,8 +34,9 @@ def task_manifest(tasks) -> list[dict]:
 
 def measured_elsewhere(folder, trials: int) -> dict[str, str]:
     """The workloads that another training network's folder beside ``folder`` (the same
-    hardware) has at least ``trials`` valid records of: shash -> the first such network, by
-    name. A held-out network's folder does not count: training never reads it."""
+    hardware) has at least ``trials`` valid records of, or every program of (exhausted): shash
+    -> the first such network, by name. A held-out network's folder does not count: training
+    never reads it."""
     folder = Path(folder)
     out: dict[str, str] = {}
     for other in sorted(folder.parent.iterdir()):
@@ -47,8 +48,9 @@ def measured_elsewhere(folder, trials: int) -> dict[str, str]:
             if not r.failed:
                 h = scan.workload_hashes[r.workload]
                 valid[h] = valid.get(h, 0) + 1
+        exhausted = read_exhausted(other)
         for h, n in valid.items():
-            if n >= trials:
+            if n >= trials or h in exhausted:
                 out.setdefault(h, other.name)
     return out
 
