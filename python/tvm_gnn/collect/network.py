@@ -55,6 +55,25 @@ def measured_elsewhere(folder, trials: int) -> dict[str, str]:
     return out
 
 
+def _left_to_others(network, folder: Path, manifest, begun, cfg: CollectConfig) -> dict:
+    """With ``cfg.skip_shared``: the tasks of ``manifest`` to leave to the network that has
+    their workload (shash -> network), also written to the folder's ``shared.json``. A task
+    ``begun`` here (any record, failed ones too) is finished here; a held-out network's records
+    are a test set, so it measures every task, shared or not."""
+    if not cfg.skip_shared or network in HELD_OUT:
+        return {}
+    if all(t["shash"] in begun for t in manifest):
+        return {}  # nothing to decide: no need to read the other folders
+    elsewhere = measured_elsewhere(folder, cfg.trials_per_task)
+    shared = {
+        t["shash"]: elsewhere[t["shash"]]
+        for t in manifest
+        if t["shash"] in elsewhere and t["shash"] not in begun
+    }
+    atomic.write_json(folder / SHARED_FILE, shared)
+    return shared
+
+
 def collect_network(
     network: str,
     out_root,
@@ -89,21 +108,7 @@ def collect_network(
     run_log = RunLog(folder / "provenance.jsonl", line, start)  # task extraction counts too
     existing = _existing(folder)  # per task, counted before any of them runs: tasks are distinct
     latencies = existing[0]
-    shared = {}
-    begun = existing[1]  # a task with any record here, failed ones too, is finished here
-    # a held-out network's records are a test set: it measures every task, shared or not
-    if (
-        cfg.skip_shared
-        and network not in HELD_OUT
-        and any(t["shash"] not in begun for t in manifest)
-    ):
-        elsewhere = measured_elsewhere(folder, cfg.trials_per_task)
-        shared = {
-            t["shash"]: elsewhere[t["shash"]]
-            for t in manifest
-            if t["shash"] in elsewhere and t["shash"] not in begun
-        }
-        atomic.write_json(folder / SHARED_FILE, shared)
+    shared = _left_to_others(network, folder, manifest, existing[1], cfg)
     exhausted = read_exhausted(folder)
     total = 0  # grows as a task's first records turn out to spread widely
     for t in manifest:
