@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 from pathlib import Path
 
 from .. import atomic
 from ..dataset import dbfile
 from ..dataset.layout import SHARED_FILE, is_db_folder, read_exhausted
+from ..dataset.records import samples
 from ..measure.hardware import hardware_name
 from ..measure.networks import HELD_OUT
 from ..measure.runner import MeasureConfig, make_runner
@@ -42,12 +44,7 @@ def measured_elsewhere(folder, trials: int) -> dict[str, str]:
     for other in sorted(folder.parent.iterdir()):
         if other == folder or other.name in HELD_OUT or not is_db_folder(other):
             continue
-        scan = dbfile.read_records(other)
-        valid: dict[str, int] = {}
-        for r in scan.records:
-            if not r.failed:
-                h = scan.workload_hashes[r.workload]
-                valid[h] = valid.get(h, 0) + 1
+        valid = Counter(s.shash for s in samples(other)[0])
         exhausted = read_exhausted(other)
         for h, n in valid.items():
             if n >= trials or h in exhausted:
