@@ -136,3 +136,33 @@ def test_a_network_that_fails_export_prints_one_line_and_its_traceback_only_on_r
     )
     (record,) = [r for r in caplog.records if "tiny_video" in r.getMessage()]
     assert record.levelno == logging.INFO and record.exc_info[0] is RuntimeError
+
+
+def test_would_add_sends_tvms_own_warnings_to_a_log_and_leaves_the_console_as_it_was(
+    small_dataset, tmp_path, capfd, monkeypatch
+):
+    import os
+
+    import torch
+
+    from tvm_gnn.cli import main
+    from tvm_gnn.measure import networks
+
+    class FirstToken(torch.nn.Module):  # indexing lowers to TVM's take, which warns in C++
+        def forward(self, x):
+            return x[:, 0] + 1
+
+    monkeypatch.setitem(networks.NETWORKS, "tiny_take", networks.NetworkSpec(FirstToken, (1, 4, 8)))
+    log = tmp_path / "would-add.log"
+    argv = ["dataset-stats", "--data", str(small_dataset), "-q", "--would-add", "tiny_take"]
+    assert main([*argv, "--log-file", str(log)]) == 0
+    out, err = capfd.readouterr()  # fd-level: what the terminal would have shown
+    assert "| tiny_take |" in out
+    assert "Fast mode segfaults" not in err and "Warning" not in err
+    assert err.strip() == f"TVM's warnings while extracting tasks: {log}"
+    assert "Fast mode segfaults" in log.read_text()
+    os.write(2, b"after\n")  # fd 2 is the terminal's again once the command returns
+    assert capfd.readouterr().err == "after\n"
+    assert main([*argv, "-v", "--log-file", str(tmp_path / "unused.log")]) == 0
+    assert "Fast mode segfaults" in capfd.readouterr().err  # -v: nothing redirected
+    assert not (tmp_path / "unused.log").exists()

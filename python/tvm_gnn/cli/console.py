@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from .common import output_file
@@ -22,18 +23,54 @@ def tvm_logs_to(path) -> Path:
     """Send fd 2 (TVM's native output, inherited by the processes it starts) to ``path``
     (appended); ``sys.stderr`` and the log handlers writing to it stay on the terminal."""
     path = Path(path)
+    _point_fd2_at(path)
+    return path
+
+
+@contextmanager
+def tvm_logs_during(path):
+    """:func:`tvm_logs_to` for the block only: fd 2, ``sys.stderr`` and the log handlers are as
+    before after it. For a command that runs TVM in-process for a while and then prints
+    (``dataset-stats --would-add``), and so for tests that call :func:`tvm_gnn.cli.main`."""
+    path = Path(path)
+    saved_fd2 = os.dup(2)
+    old, swapped = sys.stderr, _point_fd2_at(path)
+    try:
+        yield path
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved_fd2, 2)
+        os.close(saved_fd2)
+        if swapped is not None:
+            for handler in logging.getLogger().handlers:
+                if isinstance(handler, logging.StreamHandler) and handler.stream is swapped:
+                    handler.setStream(old)
+            sys.stderr = old
+            swapped.close()
+
+
+def _point_fd2_at(path: Path):
+    """fd 2 to ``path`` (appended). Where ``sys.stderr`` wrote to fd 2, it (and the log handlers
+    on it) now writes to a copy of the old fd 2, returned; else (a test's capture) it is kept."""
     path.parent.mkdir(parents=True, exist_ok=True)
     log_fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
-    sys.stderr.flush()
-    terminal = os.fdopen(os.dup(2), "w", buffering=1, encoding=sys.stderr.encoding)
     old = sys.stderr
+    old.flush()
+    try:
+        on_fd2 = old.fileno() == 2
+    except (AttributeError, OSError, ValueError):  # pytest's capsys, a StringIO
+        on_fd2 = False
+    terminal = None
+    if on_fd2:
+        terminal = os.fdopen(os.dup(2), "w", buffering=1, encoding=old.encoding)
     os.dup2(log_fd, 2)
     os.close(log_fd)
-    sys.stderr = terminal
-    for handler in logging.getLogger().handlers:
-        if isinstance(handler, logging.StreamHandler) and handler.stream is old:
-            handler.setStream(terminal)
-    return path
+    if terminal is not None:
+        sys.stderr = terminal
+        for handler in logging.getLogger().handlers:
+            if isinstance(handler, logging.StreamHandler) and handler.stream is old:
+                handler.setStream(terminal)
+    return terminal
 
 
 def log_option(p, default: str) -> None:

@@ -5,11 +5,19 @@ from __future__ import annotations
 
 import logging
 import sys
+import tempfile
+from contextlib import nullcontext
+from pathlib import Path
 
+from . import console
 from .common import UsageError, output_file, positive_int, target_args
 from .data import network_names, wide_spread_args
 
 logger = logging.getLogger(__name__)
+
+#: where --would-add's TVM output goes by default, in the temporary folder: a read-only command
+#: should not leave a file in the working directory
+WOULD_ADD_LOG = "tvm-gnn-would-add.log"
 
 
 def cmd_dataset_stats(args) -> int:
@@ -77,14 +85,19 @@ def _would_add(args) -> int:
     target = target_from(args.target, args.num_cores)
     hardware = hardware_name(target)
     manifests, failed = {}, []
-    for net in bar(networks, "extracting tasks", not args.quiet, unit="network"):
-        try:
-            manifests[net] = task_manifest(network_tasks(net, target))
-        except Exception as err:  # noqa: BLE001 - one network that does not import must not
-            # cost the others' minutes of extraction
-            logger.info("extracting %s's tasks failed", net, exc_info=True)  # shown with -v
-            last_line = str(err).strip().splitlines()[-1:]  # none for an empty message
-            failed.append(f"{net} ({': '.join([type(err).__name__, *last_line])})")
+    log = Path(args.log_file or Path(tempfile.gettempdir()) / WOULD_ADD_LOG)
+    size = log.stat().st_size if log.exists() else 0
+    with nullcontext() if args.verbose else console.tvm_logs_during(log):  # frontend warnings
+        for net in bar(networks, "extracting tasks", not args.quiet, unit="network"):
+            try:
+                manifests[net] = task_manifest(network_tasks(net, target))
+            except Exception as err:  # noqa: BLE001 - one network that does not import must not
+                # cost the others' minutes of extraction
+                logger.info("extracting %s's tasks failed", net, exc_info=True)  # shown with -v
+                last_line = str(err).strip().splitlines()[-1:]  # none for an empty message
+                failed.append(f"{net} ({': '.join([type(err).__name__, *last_line])})")
+    if not args.verbose and log.exists() and log.stat().st_size > size:
+        print(f"TVM's warnings while extracting tasks: {log}", file=sys.stderr)
     if manifests:
         rows = would_add(args.data, hardware, manifests)
         print(would_add_markdown(rows, hardware, collection_rate(args.data, hardware)))
@@ -121,6 +134,13 @@ def _dataset_stats_parser(sub) -> None:
         help="instead of the counts, extract these networks' tasks (names as collect's "
         "--network takes them) and print how many workloads each would add to the dataset's "
         "part for --target, and what collecting each would cost at the measured rate",
+    )
+    p.add_argument(
+        "--log-file",
+        type=output_file,
+        default=None,
+        help="with --would-add: where TVM's own output while extracting tasks goes unless -v "
+        f"(appended; default: {WOULD_ADD_LOG} in the temporary folder)",
     )
     wide_spread_args(
         p,
