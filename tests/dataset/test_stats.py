@@ -169,3 +169,25 @@ def test_collection_rate_reads_only_its_hardwares_timed_runs(packed, tmp_path):
     assert data.collection_rate(root, hw) == rate["seconds"] / rate["records"]
     assert data.collection_rate(root, "other") == 5.0
     assert data.collection_rate(root, "absent") is None
+
+
+def test_each_network_counts_its_workloads_measured_past_32_valid_records(small_dataset, tmp_path):
+    import shutil
+    from pathlib import Path
+
+    from ..conftest import write_subset
+
+    root = tmp_path / "data"
+    shutil.copytree(small_dataset / "cpu", root / "cpu")
+    committed = Path(__file__).resolve().parents[2] / "data" / "llvm-amd-epyc-2c" / "resnet18"
+    write_subset(committed, root / "cpu" / "wide", 2, 40)  # two workloads topped up past 32
+    write_subset(committed, root / "cpu" / "even", 1, 32)  # one at exactly 32: not past it
+    st = data.stats(root)
+    over = {n["network"]: n["workloads_over_32"] for n in st["networks"]}
+    assert over == {"resnet50": 0, "resnet18": 0, "wide": 2, "even": 0}
+    table = data.stats_markdown(st).splitlines()
+    assert "| workloads < 32 valid (exhausted) | workloads > 32 valid |" in table[0]
+    cells = {row.split(" | ")[0]: [c.strip() for c in row.strip("|").split("|")] for row in table}
+    wide, total = cells["| wide"], cells["| **total**"]
+    assert wide[9] == total[9] == "2"  # the column after "< 32 valid (exhausted)"
+    assert {len(row) for row in (cells["| network"], wide, total)} == {13}

@@ -25,7 +25,9 @@ def stats(root, held_out=None) -> dict:
     the latter, the workloads whose design space ``collect`` found no new program in. A task of
     ``tasks.json`` with no record at all, valid or failed, is ``tasks_unmeasured``: collection
     has not reached it yet; unless ``collect --skip-shared`` left it to another network's folder
-    (its ``shared.json``), which ``tasks_left`` counts.
+    (its ``shared.json``), which ``tasks_left`` counts. ``workloads_over_32`` counts the
+    workloads measured past 32 valid records: the wide tasks ``collect --wide-spread`` topped up
+    (or, in a held-out network's folder, tuning runs' records).
 
     ``per_hardware`` totals each hardware folder: valid records, distinct workloads, how many
     folders are networks and how many synthetic operator families.
@@ -70,6 +72,7 @@ def stats(root, held_out=None) -> dict:
                 "corrupt_lines": len(scan.problems),
                 "workloads_under_32": len(short),
                 "under_32_exhausted": len(short & read_exhausted(folder)),
+                "workloads_over_32": sum(c > 32 for c in per_wl.values()),
                 "min_ms": float(lat.min() * 1e3) if len(lat) else None,
                 "max_ms": float(lat.max() * 1e3) if len(lat) else None,
             }
@@ -241,11 +244,11 @@ def _rate_line(hw: str, rate: dict) -> str:
 def stats_markdown(st: dict) -> str:
     rows = [
         "| network | hardware | tasks | workloads measured | valid | distinct traces | failed | "
-        "invalid | workloads < 32 valid (exhausted) | workloads a held-out network has | "
-        "workloads no other network has | latency range (ms) |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "invalid | workloads < 32 valid (exhausted) | workloads > 32 valid | "
+        "workloads a held-out network has | workloads no other network has | latency range (ms) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
-    tot = {"valid": 0, "distinct": 0, "failed": 0, "invalid_latency": 0}
+    tot = {"valid": 0, "distinct": 0, "failed": 0, "invalid_latency": 0, "workloads_over_32": 0}
     for n in st["networks"]:
         rng = f"{n['min_ms']:.4f} - {n['max_ms']:.2f}" if n["min_ms"] is not None else "-"
         left = n.get("tasks_left", 0)
@@ -254,6 +257,7 @@ def stats_markdown(st: dict) -> str:
             f"| {n['network']} | {n['hardware']} | {tasks} | {n['workloads_measured']} | "
             f"{n['valid']} | {n['distinct']} | {n['failed']} | {n['invalid_latency']} | "
             f"{n['workloads_under_32']} ({n['under_32_exhausted']}) | "
+            f"{n['workloads_over_32']} | "
             f"{'held out' if n['shares_held_out'] is None else n['shares_held_out']} | "
             f"{n['only_here']} | {rng} |"
         )
@@ -262,11 +266,11 @@ def stats_markdown(st: dict) -> str:
     rows.append(
         f"| **total** | | | {st['distinct_workloads']} distinct | {tot['valid']} | "
         f"{tot['distinct']} | {tot['failed']} | {tot['invalid_latency']} | | "
-        f"{len(st['shared_with_held_out'])} distinct | | |"
+        f"{tot['workloads_over_32']} | {len(st['shared_with_held_out'])} distinct | | |"
     )
     if len(st["per_hardware"]) > 1:  # the targets are per CPU
         rows += [
-            f"| **total** | {hw} | | {t['workloads']} distinct | {t['valid']} | | | | | | | |"
+            f"| **total** | {hw} | | {t['workloads']} distinct | {t['valid']} | | | | | | | | |"
             for hw, t in st["per_hardware"].items()
         ]
     rows += [""] + [_rate_line(hw, r) for hw, r in st["collection"].items()]
