@@ -24,6 +24,12 @@ def test_dataset_stats_rewrites_the_cards_section_and_keeps_the_rest(small_datas
     assert f"--data {small_dataset} --card {card}`" in body
     assert "| resnet50 | cpu |" in body and "| resnet18 | cpu |" in body
     assert "Workloads shared between held-out and training networks: 2" in body
+    png = tmp_path / "figures" / "dataset.png"
+    argv = ["dataset-stats", "--data", str(small_dataset), "--card", str(card), "--plot", str(png)]
+    assert main(argv) == 0
+    assert png.read_bytes().startswith(b"\x89PNG")  # the figure's content: tests/dataset/
+    assert f"--card {card} --plot {png}`" in card.read_text()  # the command that draws it too
+    assert main([*argv[:3], "--plot", str(png), "--wide-spread", "5"]) == 2
 
 
 def test_would_add_extracts_each_networks_tasks_and_counts_what_the_dataset_lacks(tmp_path, capsys):

@@ -191,3 +191,25 @@ def test_each_network_counts_its_workloads_measured_past_32_valid_records(small_
     wide, total = cells["| wide"], cells["| **total**"]
     assert wide[9] == total[9] == "2"  # the column after "< 32 valid (exhausted)"
     assert {len(row) for row in (cells["| network"], wide, total)} == {13}
+
+
+def test_the_figure_draws_each_networks_workloads_and_latency_range(small_dataset):
+    import matplotlib.pyplot as plt
+
+    st = data.stats(small_dataset, held_out=["resnet18"])
+    fig = data.stats_figure(st)
+    workloads, latency = fig.axes
+    by = {n["network"]: n for n in st["networks"]}
+    labels = [t.get_text() for t in workloads.get_yticklabels()]
+    assert sorted(labels, key=lambda n: by[n]["workloads_measured"]) == labels  # fewest first
+    only, shared = workloads.containers  # one stacked bar per network and kind
+    assert [b.get_width() for b in only] == [by[n]["only_here"] for n in labels]
+    assert [b.get_width() for b in shared] == [
+        by[n]["workloads_measured"] - by[n]["only_here"] for n in labels
+    ]
+    colours = {n: b.get_facecolor() for n, b in zip(labels, only)}
+    assert colours["resnet18"] != colours["resnet50"]  # the held-out network stands apart
+    ranges = [tuple(line.get_xdata()) for line in latency.get_lines()]
+    assert ranges == [(by[n]["min_ms"], by[n]["max_ms"]) for n in labels]
+    assert latency.get_xscale() == "log"
+    plt.close(fig)

@@ -27,13 +27,14 @@ def cmd_dataset_stats(args) -> int:
     to choose what to collect next for breadth, before spending hours measuring it. With
     --wide-spread, print how widely the measured tasks' latencies spread and what
     `collect --wide-spread` would add to them."""
-    from ..dataset import stats, stats_markdown, summary_markdown
+    from ..dataset import stats, stats_markdown, stats_plot, summary_markdown
 
     if args.would_add and args.wide_spread:
         raise UsageError("--would-add and --wide-spread print different things; use one")
-    if args.card and (args.would_add or args.wide_spread):
-        other = "--would-add" if args.would_add else "--wide-spread"
-        raise UsageError(f"--card writes the dataset's counts; leave it out with {other}")
+    for flag, value in (("--card", args.card), ("--plot", args.plot)):
+        if value and (args.would_add or args.wide_spread):
+            other = "--would-add" if args.would_add else "--wide-spread"
+            raise UsageError(f"{flag} shows the dataset's counts; leave it out with {other}")
     if args.would_add:
         return _would_add(args)
     if args.wide_spread:
@@ -41,12 +42,16 @@ def cmd_dataset_stats(args) -> int:
     st = stats(args.data)
     summary, text = summary_markdown(st), stats_markdown(st)
     print(f"{summary}\n\n{text}")
+    if args.plot:
+        stats_plot(st, args.plot)
+        print(f"wrote {args.plot}")
     if args.card:
         import datetime
 
         from ..report import write_section
 
-        command = f"`.venv/bin/tvm-gnn dataset-stats --data {args.data} --card {args.card}`"
+        plot = f" --plot {args.plot}" if args.plot else ""
+        command = f"`.venv/bin/tvm-gnn dataset-stats --data {args.data} --card {args.card}{plot}`"
         head = f"Printed by {command} on {datetime.date.today().isoformat()}."
         write_section(args.card, "dataset-summary", f"{summary}\n\n({head})")
         write_section(args.card, "dataset-stats", f"{head}\n\n{text}")
@@ -125,6 +130,14 @@ def _dataset_stats_parser(sub) -> None:
         metavar="MARKDOWN",
         help="also write the output into the generated dataset-stats section of this markdown "
         "file (e.g. docs/dataset.md), keeping the rest of it",
+    )
+    p.add_argument(
+        "--plot",
+        type=output_file,
+        default=None,
+        metavar="PNG",
+        help="also draw per network its workloads (those no other network has apart) and its "
+        "latency range (e.g. docs/dataset.png)",
     )
     p.add_argument(
         "--would-add",

@@ -278,3 +278,59 @@ def stats_markdown(st: dict) -> str:
     rows += ["", f"Workloads shared between held-out and training networks: {len(shared)}"]
     rows += [f"- `{h}`: {', '.join(ns)}" for h, ns in shared.items()]
     return "\n".join(rows)
+
+
+def stats_figure(st: dict):
+    """The dataset's breadth at a glance: per network (fewest workloads at the bottom), its
+    measured workloads, those no other network has in colour (red for a held-out network), and
+    the range of its measured latencies. A matplotlib Figure; :func:`stats_plot` saves it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    nets = sorted(st["networks"], key=lambda n: (n["workloads_measured"], n["network"]))
+    several = len(st["per_hardware"]) > 1
+    labels = [n["network"] + (f" ({n['hardware']})" if several else "") for n in nets]
+    held = [n["shares_held_out"] is None for n in nets]
+    only = [n["only_here"] for n in nets]
+    shared = [n["workloads_measured"] - n["only_here"] for n in nets]
+    y = np.arange(len(nets))
+    fig, (wl, lat) = plt.subplots(
+        1, 2, figsize=(11, 1.6 + 0.17 * len(nets)), sharey=True, width_ratios=(3, 2)
+    )
+    colours = ["tab:red" if h else "tab:blue" for h in held]
+    wl.barh(y, only, color=colours, label="no other network has it (red: a held-out network)")
+    wl.barh(y, shared, left=only, color="lightgray", label="another network has it too")
+    wl.set_yticks(y, labels, fontsize=7)
+    wl.set_xlabel("workloads measured")
+    wl.legend(fontsize=7, loc="lower right")
+    for i, n in enumerate(nets):
+        if n["min_ms"] is not None:
+            lat.plot([n["min_ms"], n["max_ms"]], [i, i], color=colours[i], lw=2.5)
+    lat.set_xscale("log")
+    lat.set_xlabel("latency of the measured programs (ms)")
+    for ax in (wl, lat):
+        ax.grid(axis="x", alpha=0.3)
+        ax.set_ylim(-0.7, len(nets) - 0.3)
+    fig.suptitle(
+        "; ".join(
+            f"{hw}: {t['valid']:,} valid records, {t['workloads']:,} distinct workloads"
+            for hw, t in st["per_hardware"].items()
+        ),
+        fontsize=9,
+    )
+    fig.tight_layout()
+    return fig
+
+
+def stats_plot(st: dict, path) -> None:
+    """:func:`stats_figure` as a PNG at ``path``."""
+    from pathlib import Path
+
+    import matplotlib.pyplot as plt
+
+    fig = stats_figure(st)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
