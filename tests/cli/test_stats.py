@@ -172,3 +172,5 @@ def test_would_add_sends_tvms_own_warnings_to_a_log_and_leaves_the_console_as_it
     assert main([*argv, "-v", "--log-file", str(tmp_path / "unused.log")]) == 0
     assert "Fast mode segfaults" in capfd.readouterr().err  # -v: nothing redirected
     assert not (tmp_path / "unused.log").exists()
+    assert main(argv[:3] + ["--log-file", str(log)]) == 2  # nothing to log without --would-add
+    assert "use both" in capfd.readouterr().err

@@ -33,8 +33,12 @@ def tvm_logs_during(path):
     before after it. For a command that runs TVM in-process for a while and then prints
     (``dataset-stats --would-add``), and so for tests that call :func:`tvm_gnn.cli.main`."""
     path = Path(path)
-    saved_fd2 = os.dup(2)
-    old, swapped = sys.stderr, _point_fd2_at(path)
+    saved_fd2, old = os.dup(2), sys.stderr
+    try:
+        swapped = _point_fd2_at(path)
+    except BaseException:
+        os.close(saved_fd2)
+        raise
     try:
         yield path
     finally:

@@ -35,6 +35,8 @@ def cmd_dataset_stats(args) -> int:
         if value and (args.would_add or args.wide_spread):
             other = "--would-add" if args.would_add else "--wide-spread"
             raise UsageError(f"{flag} shows the dataset's counts; leave it out with {other}")
+    if args.log_file and not args.would_add:
+        raise UsageError("--log-file takes TVM's output while --would-add extracts tasks; use both")
     if args.would_add:
         return _would_add(args)
     if args.wide_spread:
