@@ -398,3 +398,40 @@ def test_skip_shared_leaves_a_workload_to_the_network_that_has_it_and_finishes_o
     assert measured_elsewhere(folder, 2) == {}
     (d / "exhausted.json").write_text(json.dumps([shash["max_pool"]]))
     assert measured_elsewhere(folder, 2) == {shash["max_pool"]: "d"}
+
+
+def test_a_network_with_nothing_left_is_not_extracted_again(tmp_path, llvm_target, monkeypatch):
+    """A resumed run decides from the folder alone that a network is done, without extracting
+    its tasks again; a higher --trials-per-task, another TVM or a workload its shared.json leaves
+    to a network that no longer has it sends it back to extraction."""
+    from tvm_gnn.collect import network
+
+    matmul, pool = _tiny_task(), _pool_task()
+    extracted = []
+
+    def extract(name, target):  # what MetaSchedule's extraction of a two-task network returns
+        extracted.append(name)
+        return [matmul, pool] if name == "a" else [matmul]
+
+    monkeypatch.setattr(network, "network_tasks", extract)
+    cfg = CollectConfig(trials_per_task=2, uniform_fraction=1.0, batch_size=2, skip_shared=True)
+
+    def run(net, c=cfg):
+        return collect_network(net, tmp_path, llvm_target, c, FAST_MEASURE, progress=False)
+
+    assert run("a")["measured"] == 4 and extracted == ["a"]
+    prov = _db_folder(tmp_path, "a") / "provenance.jsonl"
+    lines = prov.read_text()
+    again = run("a")
+    assert extracted == ["a"] and again["finished_before"] and again["measured"] == 0
+    assert again["records"] == 4 and prov.read_text() == lines  # it ran nothing: no line
+
+    more = CollectConfig(trials_per_task=3, uniform_fraction=1.0, batch_size=2, skip_shared=True)
+    assert run("a", more)["measured"] == 2 and extracted == ["a", "a"]
+    prov.write_text(prov.read_text().replace('"tvm_version": "', '"tvm_version": "0.0-'))
+    assert run("a", more)["measured"] == 0 and extracted == ["a", "a", "a"]  # another TVM
+
+    assert run("b")["left_to_other_networks"] == 1 and extracted[-1] == "b"  # a has the matmul
+    assert run("b")["finished_before"] and extracted.count("b") == 1
+    shutil.rmtree(_db_folder(tmp_path, "a"))
+    assert run("b")["measured"] == 2 and extracted.count("b") == 2  # now b measures it itself

@@ -9,7 +9,14 @@ from pathlib import Path
 
 from .. import atomic
 from ..dataset import dbfile
-from ..dataset.layout import SHARED_FILE, is_db_folder, read_exhausted
+from ..dataset.layout import (
+    SHARED_FILE,
+    is_db_folder,
+    read_exhausted,
+    read_provenance,
+    read_shared,
+    read_tasks,
+)
 from ..dataset.records import samples
 from ..measure.hardware import hardware_name
 from ..measure.networks import HELD_OUT
@@ -44,12 +51,52 @@ def measured_elsewhere(folder, trials: int) -> dict[str, str]:
     for other in sorted(folder.parent.iterdir()):
         if other == folder or other.name in HELD_OUT or not is_db_folder(other):
             continue
-        valid = Counter(s.shash for s in samples(other)[0])
-        exhausted = read_exhausted(other)
-        for h, n in valid.items():
-            if n >= trials or h in exhausted:
-                out.setdefault(h, other.name)
+        for h in _complete_workloads(other, trials):
+            out.setdefault(h, other.name)
     return out
+
+
+def _complete_workloads(folder: Path, trials: int) -> set[str]:
+    """The workloads ``folder`` has ``trials`` valid records of, or every program of."""
+    valid = Counter(s.shash for s in samples(folder)[0])
+    return {h for h, n in valid.items() if n >= trials} | (read_exhausted(folder) & set(valid))
+
+
+def _nothing_left(network: str, folder: Path, cfg: CollectConfig, line: dict) -> bool:
+    """Whether a folder collection has been through has nothing left to measure under ``cfg``,
+    decided from the folder alone (its tasks.json, records, exhausted.json and shared.json), so
+    that a resumed run need not extract the network's tasks again (a minute or more for a large
+    network). Only for the TVM version and target the last run had (``line`` is this run's
+    provenance); a workload left to another network counts as done while that network's folder
+    has it complete at ``cfg.trials_per_task``. In any doubt, the caller extracts as always. A
+    network whose definition changed keeps the tasks.json of its last extraction: delete that
+    file to have the next run extract again."""
+    manifest = read_tasks(folder)
+    runs = read_provenance(folder)
+    if not manifest or cfg.max_tasks is not None or not runs:
+        return False
+    if any(runs[-1].get(k) != line[k] for k in ("tvm_version", "target")):
+        return False
+    latencies, begun, _ = _existing(folder)
+    exhausted = read_exhausted(folder)
+    left = read_shared(folder) if cfg.skip_shared and network not in HELD_OUT else {}
+    complete: dict[str, set] = {}  # per other network named in shared.json, read once
+    for t in manifest:
+        h = t["shash"]
+        if h in exhausted:
+            continue
+        if h in begun:
+            if len(latencies.get(h, [])) < cfg.task_target(latencies.get(h, [])):
+                return False
+            continue
+        other = left.get(h)
+        if other is None or not is_db_folder(folder.parent / other):
+            return False
+        if other not in complete:
+            complete[other] = _complete_workloads(folder.parent / other, cfg.trials_per_task)
+        if h not in complete[other]:
+            return False
+    return True
 
 
 def _left_to_others(network, folder: Path, manifest, begun, cfg: CollectConfig) -> dict:
@@ -95,13 +142,15 @@ def collect_network(
     folder = Path(out_root) / hardware_name(target, rpc_key) / network
     folder.mkdir(parents=True, exist_ok=True)
     problems = dbfile.repair(folder)
+    line = provenance(target, measure, cfg, rpc_key)
+    if tasks is None and _nothing_left(network, folder, cfg, line):
+        return _finished(network, folder, problems)
     if tasks is None:
         tasks = network_tasks(network, target)
     if cfg.max_tasks is not None:
         tasks = tasks[: cfg.max_tasks]
     manifest = task_manifest(tasks)
     atomic.write_json(folder / "tasks.json", manifest)
-    line = provenance(target, measure, cfg, rpc_key)
     run_log = RunLog(folder / "provenance.jsonl", line, start)  # task extraction counts too
     existing = _existing(folder)  # per task, counted before any of them runs: tasks are distinct
     latencies = existing[0]
@@ -142,3 +191,22 @@ def collect_network(
     summary["records"] = len(scan.records)
     summary["invalid_latencies_rejected"] = len(scan.invalid_latency)
     return summary
+
+
+def _finished(network: str, folder: Path, problems) -> dict:
+    """The summary of a run that found nothing left to measure without extracting the tasks
+    (:func:`_nothing_left`); it writes no provenance line, as it ran nothing."""
+    scan = dbfile.read_records(folder)
+    return {
+        "network": network,
+        "folder": str(folder),
+        "tasks": len(read_tasks(folder)),
+        "left_to_other_networks": len(read_shared(folder)),
+        "measured": 0,
+        "failed": 0,
+        "repeats_not_recorded": 0,
+        "corrupt_lines_skipped": len(problems),
+        "records": len(scan.records),
+        "invalid_latencies_rejected": len(scan.invalid_latency),
+        "finished_before": True,
+    }

@@ -239,6 +239,21 @@ def read_shared(folder: Path) -> dict[str, str]:
     return read_json(path) if path.exists() else {}
 
 
+def read_provenance(folder: Path) -> list[dict]:
+    """The runs a folder's ``provenance.jsonl`` records, one dict a readable line, in order; a
+    line that is not a JSON object (a run killed while writing it) is left out."""
+    path = Path(folder) / "provenance.jsonl"
+    runs = []
+    for line in path.read_text().splitlines() if path.exists() else []:
+        try:
+            run = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(run, dict):
+            runs.append(run)
+    return runs
+
+
 def read_exhausted(folder: Path) -> set:
     """The workloads (structural hashes) a folder's ``exhausted.json`` lists; empty if none."""
     path = folder / EXHAUSTED_FILE

@@ -10,7 +10,14 @@ import numpy as np
 
 from ..measure.networks import HELD_OUT
 from ..measure.synthetic import SYNTHETIC
-from .layout import check_root, network_folders, read_exhausted, read_shared, read_tasks
+from .layout import (
+    check_root,
+    network_folders,
+    read_exhausted,
+    read_provenance,
+    read_shared,
+    read_tasks,
+)
 from .records import samples
 
 
@@ -218,11 +225,9 @@ def _timed_runs(folder) -> list[dict]:
     2026-11-28 did not) and wrote records; a line that is not such a record is left out of the
     rate, and so is a run that wrote none (a finished network run again: its task extraction is
     the cost of resuming, not of measuring)."""
-    path = folder / "provenance.jsonl"
     runs = []
-    for line in path.read_text().splitlines() if path.exists() else []:
+    for run in read_provenance(folder):
         try:
-            run = json.loads(line)
             runs.append({"measured": int(run["measured"]), "seconds": float(run["seconds"])})
         except (ValueError, KeyError, TypeError):
             continue
