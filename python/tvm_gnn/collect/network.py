@@ -78,25 +78,30 @@ def _nothing_left(network: str, folder: Path, cfg: CollectConfig, line: dict) ->
     if any(runs[-1].get(k) != line[k] for k in ("tvm_version", "target")):
         return False
     latencies, begun, _ = _existing(folder)
-    exhausted = read_exhausted(folder)
     left = read_shared(folder) if cfg.skip_shared and network not in HELD_OUT else {}
     complete: dict[str, set] = {}  # per other network named in shared.json, read once
+    shared = set()  # the unbegun tasks whose network still has them complete
     for t in manifest:
-        h = t["shash"]
-        if h in exhausted:
+        h, other = t["shash"], left.get(t["shash"])
+        if h in begun or other is None or not is_db_folder(folder.parent / other):
             continue
-        if h in begun:
-            if len(latencies.get(h, [])) < cfg.task_target(latencies.get(h, [])):
-                return False
-            continue
-        other = left.get(h)
-        if other is None or not is_db_folder(folder.parent / other):
-            return False
         if other not in complete:
             complete[other] = _complete_workloads(folder.parent / other, cfg.trials_per_task)
-        if h not in complete[other]:
-            return False
-    return True
+        if h in complete[other]:
+            shared.add(h)
+    return _records_to_measure(manifest, latencies, read_exhausted(folder), shared, cfg) == 0
+
+
+def _records_to_measure(manifest, latencies, exhausted, shared, cfg: CollectConfig) -> int:
+    """Valid records still to measure over the tasks of ``manifest`` (``latencies``: the valid
+    ones each workload has): none for a workload exhausted or left to another network."""
+    total = 0
+    for t in manifest:
+        h = t["shash"]
+        if h not in exhausted and h not in shared:
+            lat = latencies.get(h, [])
+            total += max(0, cfg.task_target(lat) - len(lat))
+    return total
 
 
 def _left_to_others(network, folder: Path, manifest, begun, cfg: CollectConfig) -> dict:
@@ -155,12 +160,8 @@ def collect_network(
     existing = _existing(folder)  # per task, counted before any of them runs: tasks are distinct
     latencies = existing[0]
     shared = _left_to_others(network, folder, manifest, existing[1], cfg)
-    exhausted = read_exhausted(folder)
-    total = 0  # grows as a task's first records turn out to spread widely
-    for t in manifest:
-        lat = latencies.get(t["shash"], [])
-        if t["shash"] not in exhausted and t["shash"] not in shared:
-            total += max(0, cfg.task_target(lat) - len(lat))
+    # the bar's total grows as a task's first records turn out to spread widely
+    total = _records_to_measure(manifest, latencies, read_exhausted(folder), shared, cfg)
     builder = make_builder(timeout_sec=measure.build_timeout_sec)
     runner = runner or make_runner(measure)
     summary = {
