@@ -19,6 +19,31 @@ def test_hardware_name_keeps_each_cpu_and_gpu_apart(llvm_target):
     assert hardware_name(h100, rpc_key="fleet") == "cuda-rpc-fleet"
 
 
+def test_an_llvm_target_for_a_named_cpu_or_features_gets_its_own_folder(llvm_target):
+    """LLVM compiles other code for ``mcpu``/``mattr`` than for a plain ``llvm``: their
+    latencies must not land in (and be counted as) the generic target's folder."""
+    import tvm
+
+    from tvm_gnn.measure.hardware import hardware_name
+
+    plain = hardware_name(llvm_target)
+    cores = int(llvm_target.attrs["num-cores"])
+    znver4 = tvm.target.Target({"kind": "llvm", "mcpu": "znver4", "num-cores": cores})
+    avx512 = tvm.target.Target(
+        {
+            "kind": "llvm",
+            "mcpu": "skylake-avx512",
+            "mattr": ["+avx512f", "+fma"],
+            "num-cores": cores,
+        }
+    )
+    features = tvm.target.Target({"kind": "llvm", "mattr": ["+avx2"], "num-cores": cores})
+    assert hardware_name(znver4) == f"{plain}-znver4"
+    assert hardware_name(avx512) == f"{plain}-skylake-avx512-avx512f-fma"
+    assert hardware_name(features) == f"{plain}-avx2"
+    assert hardware_name(tvm.target.Target({"kind": "llvm", "num-cores": cores})) == plain
+
+
 def test_the_cores_are_those_this_process_may_run_on_not_all_the_machine_has():
     import os
     import subprocess

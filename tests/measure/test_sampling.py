@@ -13,6 +13,24 @@ def test_llvm_target_counts_the_cores_asked_for():
     assert target.kind.name == "llvm" and int(target.attrs["num-cores"]) == 3
 
 
+def test_a_json_llvm_target_gets_the_cores_metaschedule_needs_and_samples():
+    """MetaSchedule stops inside TVM (InternalError) on an llvm target without num-cores: a
+    JSON target naming only ``mcpu`` gets them as ``llvm`` does, and keeps what it names."""
+    spec = '{"kind": "llvm", "mcpu": "znver4", "mattr": ["+avx2"]}'
+    target = target_from(spec, num_cores=2)
+    assert int(target.attrs["num-cores"]) == 2 and target.attrs["mcpu"] == "znver4"
+    assert list(target.attrs["mattr"]) == ["+avx2"]
+    _, candidates = sample_candidates(tvm.IRModule({"main": matmul64}), target, 2, seed=0)
+    assert len(candidates) == 2
+    assert int(target_from(spec).attrs["num-cores"]) == int(target_from("llvm").attrs["num-cores"])
+    own = '{"kind": "llvm", "mcpu": "znver4", "num-cores": 1}'
+    assert (
+        int(target_from(own).attrs["num-cores"]) == int(target_from(own, 1).attrs["num-cores"]) == 1
+    )
+    with pytest.raises(ValueError, match="--num-cores 2 and the target's num-cores 1 disagree"):
+        target_from(own, num_cores=2)
+
+
 def test_unknown_target_is_a_value_error_naming_it():
     with pytest.raises(ValueError, match="unknown target 'tpu-9000'"):
         target_from("tpu-9000")

@@ -164,16 +164,7 @@ def collect_network(
     total = _records_to_measure(manifest, latencies, read_exhausted(folder), shared, cfg)
     builder = make_builder(timeout_sec=measure.build_timeout_sec)
     runner = runner or make_runner(measure)
-    summary = {
-        "network": network,
-        "folder": str(folder),
-        "tasks": len(tasks),
-        "left_to_other_networks": len(shared),
-        "measured": 0,
-        "failed": 0,
-        "repeats_not_recorded": 0,
-        "corrupt_lines_skipped": len(problems),
-    }
+    summary = _summary(network, folder, len(tasks), len(shared), problems)
     from tvm.s_tir import meta_schedule as ms
 
     db = ms.database.JSONDatabase(work_dir=str(folder))
@@ -188,6 +179,25 @@ def collect_network(
             summary["failed"] += got["failed"]
             summary["repeats_not_recorded"] += got["repeats"]
             run_log.update(summary["measured"])
+    return _with_records(summary, folder)
+
+
+def _summary(network: str, folder: Path, tasks: int, left: int, problems) -> dict:
+    """A run's summary before it measures anything; :func:`_with_records` closes it."""
+    return {
+        "network": network,
+        "folder": str(folder),
+        "tasks": tasks,
+        "left_to_other_networks": left,
+        "measured": 0,
+        "failed": 0,
+        "repeats_not_recorded": 0,
+        "corrupt_lines_skipped": len(problems),
+    }
+
+
+def _with_records(summary: dict, folder: Path) -> dict:
+    """``summary`` with the folder's valid records and rejected latencies counted at the end."""
     scan = dbfile.read_records(folder)
     summary["records"] = len(scan.records)
     summary["invalid_latencies_rejected"] = len(scan.invalid_latency)
@@ -197,17 +207,6 @@ def collect_network(
 def _finished(network: str, folder: Path, problems) -> dict:
     """The summary of a run that found nothing left to measure without extracting the tasks
     (:func:`_nothing_left`); it writes no provenance line, as it ran nothing."""
-    scan = dbfile.read_records(folder)
-    return {
-        "network": network,
-        "folder": str(folder),
-        "tasks": len(read_tasks(folder)),
-        "left_to_other_networks": len(read_shared(folder)),
-        "measured": 0,
-        "failed": 0,
-        "repeats_not_recorded": 0,
-        "corrupt_lines_skipped": len(problems),
-        "records": len(scan.records),
-        "invalid_latencies_rejected": len(scan.invalid_latency),
-        "finished_before": True,
-    }
+    tasks, left = len(read_tasks(folder)), len(read_shared(folder))
+    summary = _with_records(_summary(network, folder, tasks, left, problems), folder)
+    return {**summary, "finished_before": True}

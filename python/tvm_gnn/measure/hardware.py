@@ -48,12 +48,20 @@ def _slug(text: str) -> str:
 
 def hardware_name(target, rpc_key: str | None = None) -> str:
     """Folder name for one kind of hardware, e.g. ``llvm-amd-epyc-2c``,
-    ``cuda-nvidia-h100-80gb-hbm3`` or ``cuda-rpc-mykey``."""
+    ``cuda-nvidia-h100-80gb-hbm3`` or ``cuda-rpc-mykey``.
+
+    An llvm target that names a CPU or features to compile for (``mcpu``, ``mattr``) gets them
+    appended, ``llvm-amd-epyc-2c-znver4``: LLVM builds other code for them than the generic
+    x86-64 of a plain ``llvm`` (AVX and FMA instead of SSE), so their latencies must not share
+    a folder."""
     if rpc_key:
         return f"{target.kind.name}-rpc-{rpc_key}"
     if target.kind.name == "llvm":
         cores = int(target.attrs.get("num-cores", usable_cores()))
-        return f"llvm-{_slug(cpu_model())}-{cores}c"
+        name = f"llvm-{_slug(cpu_model())}-{cores}c"
+        features = [target.attrs.get("mcpu") or "", *(target.attrs.get("mattr") or [])]
+        codegen = _slug(" ".join(map(str, features)))
+        return f"{name}-{codegen}" if codegen else name
     return f"{target.kind.name}-{_slug(device_model(target))}"
 
 

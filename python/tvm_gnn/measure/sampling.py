@@ -18,8 +18,11 @@ def target_from(spec: str, num_cores: int | None = None):
     shared memory per block, arch) taken from the device: TVM's plain ``Target("cuda")`` has
     no such limits and fails inside the search.
 
-    Raises ``ValueError`` (not TVM's error) for a target TVM does not know, and for ``cuda``
-    when no CUDA device is present.
+    Any other llvm target (a JSON one naming ``mcpu``, a tag) without ``num-cores`` gets
+    ``num_cores`` likewise: MetaSchedule cannot tune for an llvm target without it.
+
+    Raises ``ValueError`` (not TVM's error) for a target TVM does not know, for ``cuda``
+    when no CUDA device is present, and for ``num_cores`` other than the target's own.
     """
     import tvm
 
@@ -35,9 +38,17 @@ def target_from(spec: str, num_cores: int | None = None):
             )
         return tvm.target.Target.from_device(tvm.cuda(0))
     try:
-        return tvm.target.Target(spec)
+        target = tvm.target.Target(spec)
     except Exception as err:  # noqa: BLE001 - TVM raises its own error types
         raise ValueError(f"unknown target {spec!r}: {err}") from None
+    if target.kind.name != "llvm":
+        return target
+    own = target.attrs.get("num-cores")
+    if own is None:
+        return tvm.target.Target({**target.export(), "num-cores": num_cores or usable_cores()})
+    if num_cores is not None and int(own) != num_cores:
+        raise ValueError(f"--num-cores {num_cores} and the target's num-cores {own} disagree")
+    return target
 
 
 def sample_candidates(mod, target, n: int, seed: int = 0, num_threads: int | None = None):
