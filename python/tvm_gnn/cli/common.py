@@ -85,9 +85,11 @@ def target_args(p) -> None:
     p.add_argument(
         "--target",
         default="llvm",
-        help="TVM target: 'llvm' (this CPU), 'cuda' (the GPU present, its limits read "
-        "from the device), a tag such as nvidia/nvidia-h100, or any target "
-        "string or JSON TVM accepts (default: llvm)",
+        help="TVM target: 'llvm' (this CPU, generic x86-64 code), 'cuda' (the GPU present, its "
+        "limits read from the device), a tag such as nvidia/nvidia-h100, or any JSON target "
+        'TVM accepts, such as \'{"kind": "llvm", "mcpu": "znver4"}\' (an llvm target without '
+        "num-cores gets --num-cores; one naming mcpu or mattr has its own dataset folder) "
+        "(default: llvm)",
     )
     p.add_argument(
         "--num-cores",
