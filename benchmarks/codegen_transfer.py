@@ -6,7 +6,8 @@ code. This compares two hardware folders of the same networks, program by progra
 structural hash of the scheduled TIR in the same workload):
 
 - **pairwise agreement**: of the pairs of programs measured in both folders, the share that the
-  first folder's latencies order as the second's do (ties left out). It is what a perfect model of
+  first folder's latencies order as the second's do (the eval's pairwise accuracy: pairs tied in
+  the second left out, tied in the first counted half). It is what a perfect model of
   the first folder's latencies would score on the second folder's programs, the ceiling for a
   cost model trained on one code generator and used with the other;
 - **best-latency ratio**: per workload, the fastest program measured in the second folder over
@@ -22,7 +23,6 @@ agreement; intervals are percentile bootstraps over workloads.
 from __future__ import annotations
 
 import argparse
-import itertools
 import sys
 from pathlib import Path
 
@@ -42,31 +42,24 @@ def latencies(folder: Path) -> dict[str, dict[str, float]]:
     return out
 
 
-def agreement(a: dict[str, float], b: dict[str, float]) -> tuple[int, int]:
-    """Pairs of the programs both hold that ``a`` and ``b`` order alike, and pairs compared
-    (pairs tied in either left out)."""
-    same = total = 0
-    for p, q in itertools.combinations(sorted(set(a) & set(b)), 2):
-        da, db = a[p] - a[q], b[p] - b[q]
-        if da == 0 or db == 0:
-            continue
-        total += 1
-        same += (da > 0) == (db > 0)
-    return same, total
-
-
 def compare(first: dict, second: dict, min_common: int) -> list[dict]:
-    """One row per workload both folders hold."""
+    """One row per workload both folders hold; its agreement is the eval's pairwise accuracy
+    (``pairwise_by_group``) of the first folder's latencies against the second's."""
+    from tvm_gnn.nn.metrics import pairwise_by_group
+
     rows = []
     for shash in sorted(set(first) & set(second)):
         a, b = first[shash], second[shash]
-        common = len(set(a) & set(b))
-        same, pairs = agreement(a, b) if common >= min_common else (0, 0)
+        both = sorted(set(a) & set(b))
+        agree = float("nan")
+        if len(both) >= min_common:  # the first folder's latencies as the scores, one group
+            scores, labels = [a[p] for p in both], [b[p] for p in both]
+            (agree,) = pairwise_by_group(scores, labels, np.zeros(len(both)))
         rows.append(
             {
                 "workload": shash,
-                "common": common,
-                "agreement": same / pairs if pairs else None,
+                "common": len(both),
+                "agreement": None if np.isnan(agree) else float(agree),
                 "best_ratio": min(b.values()) / min(a.values()),
             }
         )

@@ -676,7 +676,6 @@ def test_codegen_transfer_counts_the_pairs_two_folders_order_alike(tmp_path):
     # the second code generator swaps q and r, ties q and s, and has a program of its own
     second = {"w": {"p": 0.5, "q": 1.5, "r": 1.0, "s": 1.5, "t": 0.1}}
     # pairs of p, q, r, s: (q,s) tied in the second, left out; (q,r) ordered the other way
-    assert transfer.agreement(first["w"], second["w"]) == (4, 5)
     (row,) = transfer.compare(first, second, min_common=4)
     assert row["workload"] == "w" and row["common"] == 4 and row["agreement"] == 0.8
     assert row["best_ratio"] == 0.1  # the fastest of each folder, whichever program it is
