@@ -3,6 +3,7 @@
 import pytest
 import tvm
 
+from tvm_gnn.measure.hardware import hardware_name
 from tvm_gnn.measure.sampling import sample_candidates, target_from
 
 from ..conftest import matmul64
@@ -29,6 +30,23 @@ def test_a_json_llvm_target_gets_the_cores_metaschedule_needs_and_samples():
     )
     with pytest.raises(ValueError, match="--num-cores 2 and the target's num-cores 1 disagree"):
         target_from(own, num_cores=2)
+
+
+def test_mcpu_native_is_this_cpu_and_a_cpu_llvm_does_not_know_is_refused():
+    """TVM's LLVM compiles generic code for ``native`` and for a misspelt CPU (one logged line):
+    the first becomes this machine's CPU, the second a ValueError naming it."""
+    from tvm.target import codegen
+
+    here = str(codegen.llvm_get_system_cpu())
+    native = target_from('{"kind": "llvm", "mcpu": "native"}', num_cores=1)
+    assert native.attrs["mcpu"] == here and int(native.attrs["num-cores"]) == 1
+    assert hardware_name(native).endswith("-" + here)
+    with pytest.raises(ValueError, match=f"LLVM knows no CPU 'znver9'.*this machine's is '{here}'"):
+        target_from('{"kind": "llvm", "mcpu": "znver9"}')
+    with pytest.raises(ValueError, match="'native' names this machine's CPU.*aarch64"):
+        target_from('{"kind": "llvm", "mcpu": "native", "mtriple": "aarch64-linux-gnu"}')
+    named = target_from('{"kind": "llvm", "mcpu": "skylake-avx512", "num-cores": 2}')
+    assert named.attrs["mcpu"] == "skylake-avx512"  # any CPU LLVM knows, not only this one
 
 
 def test_unknown_target_is_a_value_error_naming_it():

@@ -87,9 +87,10 @@ def target_args(p) -> None:
         default="llvm",
         help="TVM target: 'llvm' (this CPU, generic x86-64 code), 'cuda' (the GPU present, its "
         "limits read from the device), a tag such as nvidia/nvidia-h100, or any JSON target "
-        'TVM accepts, such as \'{"kind": "llvm", "mcpu": "znver4"}\' (an llvm target without '
-        "num-cores gets --num-cores; one naming mcpu or mattr has its own dataset folder) "
-        "(default: llvm)",
+        'TVM accepts, such as \'{"kind": "llvm", "mcpu": "native"}\' (this CPU\'s own '
+        "instruction set; mcpu names it, or any CPU LLVM knows, such as znver4; an llvm target "
+        "without num-cores gets --num-cores; one naming mcpu or mattr has its own dataset "
+        "folder) (default: llvm)",
     )
     p.add_argument(
         "--num-cores",

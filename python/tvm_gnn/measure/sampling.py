@@ -19,10 +19,12 @@ def target_from(spec: str, num_cores: int | None = None):
     no such limits and fails inside the search.
 
     Any other llvm target (a JSON one naming ``mcpu``, a tag) without ``num-cores`` gets
-    ``num_cores`` likewise: MetaSchedule cannot tune for an llvm target without it.
+    ``num_cores`` likewise: MetaSchedule cannot tune for an llvm target without it. Its ``mcpu``
+    ``native`` becomes this CPU's LLVM name.
 
     Raises ``ValueError`` (not TVM's error) for a target TVM does not know, for ``cuda``
-    when no CUDA device is present, and for ``num_cores`` other than the target's own.
+    when no CUDA device is present, for ``num_cores`` other than the target's own, and for an
+    ``mcpu`` LLVM does not know.
     """
     import tvm
 
@@ -43,12 +45,42 @@ def target_from(spec: str, num_cores: int | None = None):
         raise ValueError(f"unknown target {spec!r}: {err}") from None
     if target.kind.name != "llvm":
         return target
+    changes = _llvm_cpu(target)
     own = target.attrs.get("num-cores")
     if own is None:
-        return tvm.target.Target({**target.export(), "num-cores": num_cores or usable_cores()})
-    if num_cores is not None and int(own) != num_cores:
+        changes["num-cores"] = num_cores or usable_cores()
+    elif num_cores is not None and int(own) != num_cores:
         raise ValueError(f"--num-cores {num_cores} and the target's num-cores {own} disagree")
-    return target
+    return tvm.target.Target({**target.export(), **changes}) if changes else target
+
+
+def _llvm_cpu(target) -> dict:
+    """``{"mcpu": name}`` for an llvm ``target`` whose ``mcpu`` is ``native`` (this machine's
+    CPU, as LLVM names it), ``{}`` for one with a CPU LLVM knows or none.
+
+    TVM's LLVM accepts neither ``native`` nor a misspelt name, and compiles generic code instead
+    with one logged line: a run tuned for that code would be labelled with the CPU's name.
+    """
+    from tvm.target import codegen
+
+    cpu = target.attrs.get("mcpu")
+    if cpu is None:
+        return {}
+    here = codegen.llvm_get_system_triple()
+    triple = str(target.attrs.get("mtriple") or here)
+    if cpu == "native":
+        if triple != here:
+            raise ValueError(
+                f"mcpu 'native' names this machine's CPU, and the target is for {triple}: "
+                "name that machine's CPU"
+            )
+        return {"mcpu": str(codegen.llvm_get_system_cpu())}
+    if not codegen.llvm_is_valid_cpu(str(cpu), triple):
+        raise ValueError(
+            f"LLVM knows no CPU {str(cpu)!r} for {triple} (this machine's is "
+            f"{codegen.llvm_get_system_cpu()!r}; 'native' names it)"
+        )
+    return {}
 
 
 def sample_candidates(mod, target, n: int, seed: int = 0, num_threads: int | None = None):
