@@ -140,3 +140,27 @@ def test_eval_names_a_test_folder_without_a_database(small_dataset, tmp_path, ca
     code = main(["eval", "--data", str(small_dataset), "--test-db", str(tmp_path), "-q"])
     assert code == 2
     assert f"{tmp_path} holds no MetaSchedule database" in capsys.readouterr().err
+
+
+def test_a_second_hardware_folder_defaults_to_the_checkpoints_own(
+    small_dataset, trained, tmp_path, capsys
+):
+    """With data from two machines, eval and ``train --records-of`` take the hardware the
+    checkpoint trained on; with no checkpoint that names one there, --hardware is asked for."""
+    import shutil
+
+    root = tmp_path / "data"
+    shutil.copytree(small_dataset / "cpu", root / "cpu")
+    shutil.copytree(small_dataset / "cpu" / "resnet18", root / "other-cpu" / "resnet18")
+    held = ["--data", str(root), "--held-out", "resnet18", "-q"]
+    out = tmp_path / "r.json"
+    gnn = ["--models", "gnn", "--gnn", str(trained["gnn"])]
+    assert main(["eval", *held, *gnn, "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["hardware"] == "cpu"
+    again = ["--records-of", str(trained["gnn"]), "--epochs", "1", "--out", str(tmp_path / "a.pt")]
+    assert main(["train", *held, *again, "--cache-dir", str(tmp_path / "cache")]) == 0
+    capsys.readouterr()
+    assert main(["eval", *held, "--models", "random"]) == 2  # the shipped weights' is not there
+    assert "holds hardware ['cpu', 'other-cpu']; choose one with --hardware" in (
+        capsys.readouterr().err
+    )

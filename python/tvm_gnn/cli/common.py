@@ -66,12 +66,16 @@ def workload_name(text: str) -> str:
     return text
 
 
-def dataset_args(p, *, hardware_help: str, held_out_help: str) -> None:
+def dataset_args(
+    p, *, hardware_help: str, held_out_help: str, hardware_default: str = "the only one"
+) -> None:
     """``--data``, ``--hardware`` and ``--held-out``, for the commands that read the dataset."""
     from ..measure.networks import HELD_OUT
 
     p.add_argument("--data", default="data", help="dataset root, raw or packed (default: data)")
-    p.add_argument("--hardware", default=None, help=f"{hardware_help} (default: the only one)")
+    p.add_argument(
+        "--hardware", default=None, help=f"{hardware_help} (default: {hardware_default})"
+    )
     p.add_argument(
         "--held-out",
         nargs="+",

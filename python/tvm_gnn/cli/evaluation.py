@@ -22,10 +22,11 @@ def cmd_eval(args) -> int:
     from ..report import write_section
     from ..resources import PRETRAINED
 
-    hardware = dataset.resolve_hardware(args.data, args.hardware)
+    gnn = args.gnn or [str(PRETRAINED)]
+    hardware = dataset.resolve_hardware(args.data, args.hardware, _recorded_hardware(gnn[0]))
     test_folders = _test_folders(args.test_db)
     checkpoints = {
-        "gnn": args.gnn or [str(PRETRAINED)],
+        "gnn": gnn,
         "gnn-learned-emb": [args.gnn_learned_emb or f"models/{hardware}/gnn-learned-emb.pt"],
         "gnn-no-topk": [args.gnn_no_topk or f"models/{hardware}/gnn-no-topk.pt"],
     }
@@ -94,7 +95,12 @@ def _eval_parser(sub) -> None:
     p = sub.add_parser(
         "eval", help="compare cost models on the held-out networks", description=cmd_eval.__doc__
     )
-    dataset_args(p, hardware_help="hardware folder", held_out_help="networks evaluated")
+    dataset_args(
+        p,
+        hardware_help="hardware folder",
+        held_out_help="networks evaluated",
+        hardware_default="the only one, or else the one the first --gnn checkpoint trained on",
+    )
     p.add_argument(
         "--models",
         nargs="+",
@@ -156,3 +162,15 @@ def _eval_parser(sub) -> None:
 
 def add_parsers(sub) -> None:
     _eval_parser(sub)
+
+
+def _recorded_hardware(path) -> str | None:
+    """The hardware the checkpoint at ``path`` trained on, or None if it cannot be read (the
+    evaluation then says why, if it needs the checkpoint)."""
+    from ..errors import CheckpointError
+    from ..nn import checkpoint
+
+    try:
+        return checkpoint.read_info(path).get("hardware")
+    except (CheckpointError, OSError):
+        return None

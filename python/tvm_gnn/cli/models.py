@@ -28,6 +28,7 @@ def train_featurizer(args):
 
 def cmd_train(args) -> int:
     """Train the GNN on the dataset's training networks (held-out networks are never read)."""
+    from .. import dataset
     from ..nn import checkpoint
     from ..nn.training import TrainConfig
     from ..train import plot_history, train_on_dataset
@@ -45,17 +46,19 @@ def cmd_train(args) -> int:
         device=args.device,
     )
     overrides = architecture.gnn_overrides(args)
-    snapshot = None
+    snapshot, hardware = None, args.hardware
     if args.records_of:
-        snapshot = checkpoint.read_info(args.records_of).get("train_records")
+        info = checkpoint.read_info(args.records_of)
+        snapshot = info.get("train_records")
         if not snapshot:
             raise UsageError(
                 f"{args.records_of} does not record how many records it was "
                 "trained on (trained before `train_records` existed)"
             )
+        hardware = dataset.resolve_hardware(args.data, hardware, info.get("hardware"))
     run = train_on_dataset(
         args.data,
-        hardware=args.hardware,
+        hardware=hardware,
         held_out=args.held_out,
         featurizer=train_featurizer(args),
         embedding=args.embedding,
@@ -99,7 +102,10 @@ def _train_parser(sub) -> None:
         description=cmd_train.__doc__,
     )
     dataset_args(
-        p, hardware_help="hardware folder to train on", held_out_help="networks never trained on"
+        p,
+        hardware_help="hardware folder to train on",
+        held_out_help="networks never trained on",
+        hardware_default="the only one, or else the one the --records-of checkpoint trained on",
     )
     p.add_argument(
         "--out",

@@ -194,17 +194,20 @@ def hardware_names(root) -> list[str]:
     return sorted({hw for hw, _, _ in network_folders(root)})
 
 
-def resolve_hardware(root, hardware: str | None = None) -> str:
-    """``hardware`` checked against ``root``, or the only hardware folder there.
+def resolve_hardware(root, hardware: str | None = None, recorded: str | None = None) -> str:
+    """``hardware`` checked against ``root``, or the only hardware folder there, or else
+    ``recorded`` (the hardware a checkpoint trained on) where ``root`` has it.
 
     Raises ``ValueError`` naming what is there when there is no dataset, several hardware folders
-    and none chosen, or the chosen one is missing.
+    and none chosen or recorded, or the chosen one is missing.
     """
     names = hardware_names(check_root(root))
     if hardware is None:
-        if len(names) != 1:
-            raise ValueError(f"{root} holds hardware {names}; choose one with --hardware")
-        return names[0]
+        if len(names) == 1:
+            return names[0]
+        if recorded in names:
+            return recorded
+        raise ValueError(f"{root} holds hardware {names}; choose one with --hardware")
     if hardware not in names:
         raise ValueError(f"no hardware folder {hardware!r} under {root} (found {names})")
     return hardware
