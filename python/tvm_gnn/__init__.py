@@ -2,7 +2,9 @@
 """tvm_gnn: a graph-neural-network cost model for Apache TVM MetaSchedule.
 
 Importing the package is cheap: torch and PyTorch Geometric load only when a model is used, so
-MetaSchedule's build workers (which import :mod:`tvm_gnn.measure.builder`) start fast.
+MetaSchedule's build workers (which import :mod:`tvm_gnn.measure.builder`) start fast. It
+installs one import hook (:mod:`tvm_gnn.measure.intrinsics`): TVM's tensor intrinsics, which
+every ``TuneContext`` imports, then register in about 2 s instead of about 35 s.
 
 Public entry points
 -------------------
@@ -20,6 +22,9 @@ contract): ``cli``; ``tune`` and ``evaluate``; ``collect`` and ``train``; ``cost
 __version__ = "0.1.0"
 
 from .cost_models import COST_MODELS  # noqa: E402 - cheap: names only
+from .measure import intrinsics  # noqa: E402 - no tvm import
+
+intrinsics.install()
 
 __all__ = ["COST_MODELS", "GNNModel", "make_builder"]
 
