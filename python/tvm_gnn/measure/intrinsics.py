@@ -37,7 +37,7 @@ def stack(context: int = 1) -> list[inspect.FrameInfo]:
         code, lineno = frame.f_code, frame.f_lineno
         lines = linecache.getlines(code.co_filename, frame.f_globals) if context > 0 else []
         code_context = index = None
-        if lines:
+        if lines and lineno is not None:
             start = max(0, min(lineno - 1 - context // 2, len(lines) - context))
             code_context, index = lines[start : start + context], lineno - 1 - start
         frames.append(
