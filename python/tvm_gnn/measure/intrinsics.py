@@ -5,9 +5,9 @@
 ``TuneContext`` imports it (as TVM's own build function does). TVM's parser calls
 ``inspect.stack()`` for each function. ``inspect`` finds each frame's source through its module,
 and for a frame of the import machinery (``<frozen importlib._bootstrap>``, no file) that means
-scanning all of ``sys.modules``, twice a frame: the first ``TuneContext`` took 25.0 s in a bare
-process and 35.8 s once torch and PyG were loaded, against 2.0 s and 2.1 s with :func:`stack` in
-its place, the same intrinsics either way (AMD EPYC, 2 cores: ``benchmarks/intrinsics_import.py``,
+scanning all of ``sys.modules``, twice a frame: the first ``TuneContext`` took 23.6 s in a bare
+process and 37.5 s once torch and PyG were loaded, against 1.9 s in both with :func:`stack` in
+its place, and the same intrinsics (AMD EPYC, 2 cores: ``benchmarks/intrinsics_import.py``,
 docs/benchmarks.md).
 
 :func:`install` makes every later import of the package use :func:`stack`, whoever triggers it;
