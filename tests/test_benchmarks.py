@@ -691,11 +691,16 @@ def test_codegen_transfer_counts_the_pairs_two_folders_order_alike(tmp_path):
         transfer.main([str(tmp_path / "a"), str(tmp_path / "nowhere")])
 
 
-def test_tvm_gnn_registers_the_same_intrinsics_through_its_hook():
+def test_tvm_gnn_registers_the_same_intrinsics_through_its_hook(tmp_path):
     """After ``import tvm_gnn`` a TuneContext imports the intrinsics through its hook, and they
-    print as TVM's own import makes them (about 20 s of this test is that one)."""
+    print as TVM's own import makes them (about 20 s of this test is that one); so does TVM with
+    the upstream patch series applied, without the hook."""
     bench = _script("intrinsics_import")
     hooked, plain = (bench.first_context(torch=False, hook=hook) for hook in (True, False))
     assert (hooked["loader"], plain["loader"]) == ("_Loader", "SourceFileLoader")
     assert hooked["stack_after"] == "inspect"  # inspect.stack is itself again after the import
     assert hooked["digest"] == plain["digest"]
+    patched = bench.first_context(torch=False, hook=False, tvm_path=bench._patched_tvm(tmp_path))
+    assert patched["tvm"].startswith(str(tmp_path))
+    assert patched["loader"] == "SourceFileLoader"
+    assert patched["digest"] == plain["digest"]

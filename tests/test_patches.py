@@ -1,38 +1,31 @@
 """The upstream patch series applies to the pinned TVM and its own tests pass against it.
 
 The installed ``tvm`` package (byte-identical to upstream's ``python/tvm`` at the pinned commit)
-is copied to a temporary ``python/tvm``, the series is applied there with ``git apply`` (any
-rejected hunk fails), and the upstream-style test file runs in a subprocess that imports the
-patched copy. The installed environment is not touched.
+is copied to a temporary ``python/tvm`` and the series applied there with ``git apply`` (any
+rejected hunk fails: ``benchmarks/patched_tvm.py``), and the series' upstream-style test files run
+in a subprocess that imports the patched copy. The installed environment is not touched.
 """
 
 import hashlib
+import importlib.util
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import tvm
 
 ROOT = Path(__file__).resolve().parent.parent
-PATCHES = sorted((ROOT / "patches").glob("*.patch"))
+_spec = importlib.util.spec_from_file_location("patched_tvm", ROOT / "benchmarks/patched_tvm.py")
+BENCH = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(BENCH)
+PATCHES = BENCH.PATCHES
 UPSTREAM_TESTS = {  # file -> tests it holds
     "tests/python/s_tir/meta_schedule/test_meta_schedule_gnn_model.py": 5,
     "tests/python/s_tir/meta_schedule/test_meta_schedule_mlp_model.py": 2,
+    "tests/python/tvmscript/test_tvmscript_parser_caller_stack.py": 4,
 }
-
-
-def _copy_package(src: Path, dst: Path) -> None:
-    """Copy Python sources; link everything else (the shared libraries are ~300 MB)."""
-
-    def copy(s, d):
-        if s.endswith(".py"):
-            return shutil.copy2(s, d)
-        os.symlink(os.path.abspath(s), d)
-        return d
-
-    shutil.copytree(src, dst, copy_function=copy, ignore=shutil.ignore_patterns("__pycache__"))
 
 
 def _digest(path: Path) -> str:
@@ -40,16 +33,17 @@ def _digest(path: Path) -> str:
 
 
 def test_series_applies_and_upstream_tests_pass(tmp_path):
-    assert len(PATCHES) == 4
+    assert len(PATCHES) == 5
     installed = Path(tvm.__file__).parent
-    watched = installed / "s_tir/meta_schedule/cost_model/cost_model.py"
-    before = _digest(watched)
-    _copy_package(installed, tmp_path / "python" / "tvm")
-    for patch in PATCHES:
-        proc = subprocess.run(
-            ["git", "apply", "--verbose", str(patch)], cwd=tmp_path, capture_output=True, text=True
-        )
-        assert proc.returncode == 0, f"{patch.name} does not apply:\n{proc.stderr}"
+    watched = [
+        installed / "s_tir/meta_schedule/cost_model/cost_model.py",
+        installed / "script/parser/core/utils.py",
+    ]
+    before = [_digest(w) for w in watched]
+    try:
+        BENCH.patched_copy(tmp_path, PATCHES)
+    except RuntimeError as e:
+        pytest.fail(str(e))
     for test in UPSTREAM_TESTS:
         assert (tmp_path / test).is_file()
     assert (tmp_path / "python/tvm/s_tir/meta_schedule/cost_model/gnn_model.py").is_file()
@@ -82,4 +76,4 @@ def test_series_applies_and_upstream_tests_pass(tmp_path):
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert f"{sum(UPSTREAM_TESTS.values())} passed" in proc.stdout, proc.stdout[-2000:]
-    assert _digest(watched) == before  # the installed TVM is untouched
+    assert [_digest(w) for w in watched] == before  # the installed TVM is untouched

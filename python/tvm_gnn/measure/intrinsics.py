@@ -11,7 +11,8 @@ its place, and the same intrinsics (AMD EPYC, 2 cores: ``benchmarks/intrinsics_i
 docs/benchmarks.md).
 
 :func:`install` makes every later import of the package use :func:`stack`, whoever triggers it;
-``inspect.stack`` is itself again once the package is imported.
+``inspect.stack`` is itself again once the package is imported. Upstream patch 0005
+(``patches/``) makes TVM's parser use the same stack; this hook stands in until it lands.
 """
 
 from __future__ import annotations
