@@ -61,7 +61,7 @@ def compile_with_database(database, mod, target):
                 applied = dlight.ApplyDefaultSchedule(dlight.gpu.Fallback())(applied)
     try:
         passes = [*rp.dataflow_lower_passes(target), *rp.finalize_passes(target)]
-    except AttributeError:  # apache-tvm 0.26.0's backend packages do not re-export them
+    except AttributeError:  # apache-tvm 0.26.0's backend packages lack it (upstream patch 0006)
         import importlib
 
         name = {"llvm": "cpu_generic", "cuda": "cuda"}.get(target.kind.name, "gpu_generic")
