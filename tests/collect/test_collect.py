@@ -31,6 +31,7 @@ def test_records_are_a_loadable_metaschedule_database(small_db):
     assert {scan.workload_hashes[r.workload] for r in scan.records} == {manifest[0]["shash"]}
     prov = json.loads((small_db / "provenance.jsonl").read_text().splitlines()[0])
     assert prov["measure"]["min_repeat_ms"] == 1 and prov["tvm_version"] and prov["cpu_model"]
+    assert prov["cpu_id"]["llvm"]  # which CPU generation measured, under one model name
     assert prov["collect"]["population"] == 64  # the search settings, beside the measurement's
     assert prov["measured"] == 6 and prov["seconds"] > 0  # the run's collection rate
 

@@ -20,7 +20,10 @@ def test_stats_raw_and_packed_agree(small_db, packed):
 
 
 def test_the_rate_leaves_out_untimed_unreadable_and_empty_runs(packed, tmp_path):
+    """The rate counts timed runs only, each under the CPU generation that measured it."""
     import shutil
+
+    from tvm_gnn.measure.hardware import cpu_identity
 
     copy = tmp_path / "data"
     shutil.copytree(packed, copy)
@@ -29,6 +32,18 @@ def test_the_rate_leaves_out_untimed_unreadable_and_empty_runs(packed, tmp_path)
     rerun = '{"date": "2026-11-29", "measured": 0, "seconds": 40.0}'  # a finished network again
     prov.write_text(prov.read_text() + '{"date": "2026-11-20"}\n{"measured": 5, "sec\n' + rerun)
     assert data.stats(copy)["collection"] == timed
+    ((hw, rate),) = timed.items()
+    here = cpu_identity()["llvm"]
+    assert rate["runs_by_cpu"] == {here: rate["runs"]}  # collect records the CPU it ran on
+    older = '{"measured": 4, "seconds": 8.0}'  # before runs recorded their CPU
+    other = '{"measured": 2, "seconds": 3.0, "cpu_id": {"llvm": "zz-cpu", "family": 1}}'
+    prov.write_text(prov.read_text() + "\n" + older + "\n" + other + "\n")
+    mixed = data.stats(copy)["collection"][hw]
+    assert mixed["records"] == rate["records"] + 6 and mixed["runs"] == rate["runs"] + 2
+    assert mixed["runs_by_cpu"] == {here: rate["runs"], "not recorded": 1, "zz-cpu": 1}
+    assert f"runs by the CPU LLVM detected: {here} {rate['runs']}, zz-cpu 1, not recorded 1" in (
+        data.stats_markdown(data.stats(copy))
+    )
     prov.write_text('{"date": "2026-11-20"}\n')  # a folder collected before runs were timed
     assert "no record measured by a timed run yet" in data.stats_markdown(data.stats(copy))
 

@@ -65,3 +65,19 @@ def test_the_cores_are_those_this_process_may_run_on_not_all_the_machine_has():
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     cores, target_cores, name = out.stdout.split()
     assert cores == target_cores == "1" and name.endswith("-1c")  # as `taskset -c 0` leaves it
+
+
+def test_cpu_identity_tells_generations_apart_that_share_a_model_name():
+    """``AMD EPYC`` names Zen 3 and Zen 4 machines alike here; the identity carries LLVM's name
+    for this CPU and, where ``/proc/cpuinfo`` exists, its family and model numbers."""
+    from pathlib import Path
+
+    from tvm.target import codegen
+
+    from tvm_gnn.measure.hardware import cpu_identity
+
+    ident = cpu_identity()
+    assert ident["llvm"] == str(codegen.llvm_get_system_cpu()) and ident["llvm"]
+    if Path("/proc/cpuinfo").exists():
+        assert isinstance(ident["family"], int) and isinstance(ident["model"], int)
+        assert ident["vendor"] in Path("/proc/cpuinfo").read_text()

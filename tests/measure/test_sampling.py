@@ -49,6 +49,21 @@ def test_mcpu_native_is_this_cpu_and_a_cpu_llvm_does_not_know_is_refused():
     assert named.attrs["mcpu"] == "skylake-avx512"  # any CPU LLVM knows, not only this one
 
 
+def test_an_mattr_feature_llvm_does_not_know_is_refused_with_the_near_ones():
+    """LLVM ignores a misspelt feature (one line on stderr) and compiles as if it were absent,
+    while its name would label the dataset folder: ``target_from`` refuses it instead."""
+    ok = target_from('{"kind": "llvm", "mattr": ["+avx2", "-sse4.2"]}', num_cores=1)
+    assert list(ok.attrs["mattr"]) == ["+avx2", "-sse4.2"]
+    with pytest.raises(ValueError, match="LLVM knows no feature 'sse4_2' for x86_64.*'sse4.2'"):
+        target_from('{"kind": "llvm", "mattr": ["+sse4_2"]}')
+    with pytest.raises(ValueError, match="mattr entry 'avx2' is neither"):
+        target_from('{"kind": "llvm", "mattr": ["avx2"]}')
+    arm = '{"kind": "llvm", "mtriple": "aarch64-linux-gnu", "mattr": ["+neon"]}'
+    assert list(target_from(arm, num_cores=1).attrs["mattr"]) == ["+neon"]  # another triple's
+    with pytest.raises(ValueError, match="no feature 'avx2' for aarch64-linux-gnu$"):
+        target_from('{"kind": "llvm", "mtriple": "aarch64-linux-gnu", "mattr": ["+avx2"]}')
+
+
 def test_unknown_target_is_a_value_error_naming_it():
     with pytest.raises(ValueError, match="unknown target 'tpu-9000'"):
         target_from("tpu-9000")

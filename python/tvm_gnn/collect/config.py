@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import atomic
-from ..measure.hardware import cpu_model, device_model
+from ..measure.hardware import cpu_identity, cpu_model, device_model
 from ..measure.runner import SEARCH_POPULATION, MeasureConfig
 
 
@@ -74,6 +74,7 @@ def provenance(target, measure: MeasureConfig, cfg: CollectConfig, rpc_key=None)
 
     return {
         "cpu_model": cpu_model() if rpc_key is None else f"remote devices under RPC key {rpc_key}",
+        **({} if rpc_key else {"cpu_id": cpu_identity()}),
         "cores": os.cpu_count(),
         **({} if target.kind.name == "llvm" or rpc_key else {"device": device_model(target)}),
         "target": str(target),

@@ -205,7 +205,7 @@ def would_add_markdown(rows: list[dict], hardware: str, rate: float | None, tria
 
 
 def _no_runs() -> dict:
-    return {"runs": 0, "records": 0, "seconds": 0.0}
+    return {"runs": 0, "records": 0, "seconds": 0.0, "runs_by_cpu": {}}
 
 
 def _seconds_a_record(rate: dict) -> float | None:
@@ -213,11 +213,17 @@ def _seconds_a_record(rate: dict) -> float | None:
     return rate["seconds"] / rate["records"] if rate["records"] else None
 
 
+#: how ``runs_by_cpu`` counts a run whose provenance predates ``cpu_id`` (before 2026-11-30)
+UNRECORDED_CPU = "not recorded"
+
+
 def _add_timed_runs(rate: dict, folder) -> None:
     for run in _timed_runs(folder):
         rate["runs"] += 1
         rate["records"] += run["measured"]
         rate["seconds"] += run["seconds"]
+        by_cpu = rate["runs_by_cpu"]
+        by_cpu[run["cpu"]] = by_cpu.get(run["cpu"], 0) + 1
 
 
 def _timed_runs(folder) -> list[dict]:
@@ -228,9 +234,12 @@ def _timed_runs(folder) -> list[dict]:
     runs = []
     for run in read_provenance(folder):
         try:
-            runs.append({"measured": int(run["measured"]), "seconds": float(run["seconds"])})
+            timed = {"measured": int(run["measured"]), "seconds": float(run["seconds"])}
         except (ValueError, KeyError, TypeError):
             continue
+        cpu = run.get("cpu_id")
+        llvm = cpu.get("llvm") if isinstance(cpu, dict) else None
+        runs.append({**timed, "cpu": str(llvm) if llvm else UNRECORDED_CPU})
     return [r for r in runs if r["measured"] > 0]
 
 
@@ -242,8 +251,19 @@ def _rate_line(hw: str, rate: dict) -> str:
         f"Collection rate, {hw}: {_seconds_a_record(rate):.2f} s a record "
         f"({rate['records'] / hours:,.0f} an hour; {rate['records']} records in {hours:.2f} h "
         f"over {rate['runs']} timed run{'s' if rate['runs'] != 1 else ''}, task extraction "
-        "included)"
+        f"included){_cpus(rate['runs_by_cpu'])}"
     )
+
+
+def _cpus(runs_by_cpu: dict) -> str:
+    """``"; runs by the CPU LLVM detected: znver3 2, not recorded 77"``, or ``""`` while no run
+    recorded its CPU (one model name can cover several CPU generations: ``cpu_identity``)."""
+    if set(runs_by_cpu) <= {UNRECORDED_CPU}:
+        return ""
+    named = sorted((c, n) for c, n in runs_by_cpu.items() if c != UNRECORDED_CPU)
+    if UNRECORDED_CPU in runs_by_cpu:
+        named.append((UNRECORDED_CPU, runs_by_cpu[UNRECORDED_CPU]))
+    return "; runs by the CPU LLVM detected: " + ", ".join(f"{c} {n}" for c, n in named)
 
 
 def stats_markdown(st: dict) -> str:

@@ -27,6 +27,33 @@ def cpu_model() -> str:
     return platform.processor() or "unknown-cpu"
 
 
+def cpu_identity() -> dict:
+    """Which CPU this is, finer than its model name: ``/proc/cpuinfo``'s vendor, family, model
+    and stepping, and the CPU LLVM detects (``llvm``, e.g. ``znver3``). Virtual machines often
+    show one model name (``AMD EPYC``) for several generations, whose code and latencies differ;
+    this tells them apart in provenance. A field this system does not show is left out."""
+    from tvm.target import codegen
+
+    fields = {
+        "vendor_id": "vendor",
+        "cpu family": "family",
+        "model": "model",
+        "stepping": "stepping",
+    }
+    out: dict = {}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = (part.strip() for part in line.partition(":"))
+            if not key:
+                break  # the end of the first processor's block
+            if key in fields:
+                out[fields[key]] = int(value) if value.isdigit() else value
+    except OSError:
+        pass
+    out["llvm"] = str(codegen.llvm_get_system_cpu())
+    return out
+
+
 def device_model(target) -> str:
     """What runs ``target``'s code here: the CPU model for ``llvm``, else the device's own name
     (``NVIDIA H100 80GB HBM3``), or the target's ``arch`` where no such device is present."""

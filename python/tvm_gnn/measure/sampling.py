@@ -24,7 +24,7 @@ def target_from(spec: str, num_cores: int | None = None):
 
     Raises ``ValueError`` (not TVM's error) for a target TVM does not know, for ``cuda``
     when no CUDA device is present, for ``num_cores`` other than the target's own, and for an
-    ``mcpu`` LLVM does not know.
+    ``mcpu`` or ``mattr`` feature LLVM does not know.
     """
     import tvm
 
@@ -46,6 +46,7 @@ def target_from(spec: str, num_cores: int | None = None):
     if target.kind.name != "llvm":
         return target
     changes = _llvm_cpu(target)
+    _check_mattr(target)
     own = target.attrs.get("num-cores")
     if own is None:
         changes["num-cores"] = num_cores or usable_cores()
@@ -81,6 +82,41 @@ def _llvm_cpu(target) -> dict:
             f"{codegen.llvm_get_system_cpu()!r}; 'native' names it)"
         )
     return {}
+
+
+def _check_mattr(target) -> None:
+    """Raise ``ValueError`` for an ``mattr`` entry of an llvm ``target`` that is not ``+name`` or
+    ``-name`` with a feature LLVM knows for the target's triple.
+
+    LLVM ignores a feature it does not know (one line on stderr), so a misspelt one compiled the
+    same code as none while its name labelled the dataset folder. A feature is known when
+    asking for it turns it on.
+    """
+    import tvm
+    from tvm.target import codegen
+
+    triple = str(target.attrs.get("mtriple") or codegen.llvm_get_system_triple())
+    for entry in map(str, target.attrs.get("mattr") or []):
+        name = entry[1:]
+        if entry[:1] not in "+-" or not name:
+            raise ValueError(f"mattr entry {entry!r} is neither +feature nor -feature")
+        probe = tvm.target.Target({"kind": "llvm", "mtriple": triple, "mattr": [f"+{name}"]})
+        if name not in codegen.llvm_get_cpu_features(probe):
+            raise ValueError(f"LLVM knows no feature {name!r} for {triple}{_near(name, triple)}")
+
+
+def _near(feature: str, triple: str) -> str:
+    """``"; did you mean ...?"`` naming this CPU's features close to ``feature``, or ``""``."""
+    import difflib
+
+    import tvm
+    from tvm.target import codegen
+
+    if triple != str(codegen.llvm_get_system_triple()):
+        return ""
+    here = tvm.target.Target({"kind": "llvm", "mcpu": str(codegen.llvm_get_system_cpu())})
+    close = difflib.get_close_matches(feature, sorted(codegen.llvm_get_cpu_features(here)), n=3)
+    return f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
 
 
 def sample_candidates(mod, target, n: int, seed: int = 0, num_threads: int | None = None):

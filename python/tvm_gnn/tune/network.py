@@ -29,7 +29,7 @@ from ..cost_models.factory import make_cost_model
 from ..costs import result_cost
 from ..measure import networks
 from ..measure.builder import make_builder
-from ..measure.hardware import cpu_model, device_model
+from ..measure.hardware import cpu_identity, cpu_model, device_model
 from ..measure.runner import COLD_MEASURE, SEARCH_POPULATION, make_runner
 from ..nn.checkpoint import read_info
 from ..resources import PRETRAINED
@@ -273,6 +273,7 @@ def _write_log(work_dir: Path, result: TuneResult, run: dict, curve, profile: di
         "compile_version": COMPILE_VERSION,
         "cpu_count": os.cpu_count(),
         "cpu": cpu_model(),
+        "cpu_id": cpu_identity(),
         "device": device_model(target),
         "tvm_version": tvm.__version__,
         "weights": run["weights"],
