@@ -80,11 +80,12 @@ def _patched_tvm(root: Path) -> Path:
 
 def main(argv=None) -> int:
     argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args(argv)
-    from tvm_gnn.measure.hardware import cpu_model, usable_cores
+    from tvm_gnn.measure.hardware import cpu_identity, cpu_model, usable_cores
 
     today = datetime.date.today().isoformat()
     python = platform.python_version()
-    print(f"Machine: {cpu_model()}, {usable_cores()} cores; Python {python}; {today}\n")
+    cpu = f"{cpu_model()} ({cpu_identity()['llvm']})"
+    print(f"Machine: {cpu}, {usable_cores()} cores; Python {python}; {today}\n")
     print(
         "| process | modules loaded | TVM's import (s) | through the hook (s) "
         "| TVM with the patches (s) | same intrinsics |"
