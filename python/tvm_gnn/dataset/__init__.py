@@ -24,10 +24,10 @@ from .layout import (
     snapshot_line,
     training_networks,
 )
+from .rates import collection_rate
 from .records import Sample, distinct_programs, samples, tuning_records
 from .splits import SPLITS, split
 from .stats import (
-    collection_rate,
     stats,
     stats_figure,
     stats_markdown,

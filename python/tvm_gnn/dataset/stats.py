@@ -14,10 +14,10 @@ from .layout import (
     check_root,
     network_folders,
     read_exhausted,
-    read_provenance,
     read_shared,
     read_tasks,
 )
+from .rates import add_timed_runs, no_runs, rate_line, seconds_a_record
 from .records import samples
 
 
@@ -42,7 +42,7 @@ def stats(root, held_out=None) -> dict:
     held_out = set(held_out or HELD_OUT)
     nets, by_wl, rates, per_hw = [], {}, {}, {}
     for hw, net, folder in network_folders(check_root(root)):
-        _add_timed_runs(rates.setdefault(hw, _no_runs()), folder)
+        add_timed_runs(rates.setdefault(hw, no_runs()), folder)
         got, scan = samples(folder)
         per_wl = {}
         traces = {r.line: json.dumps(r.trace, separators=(",", ":")) for r in scan.records}
@@ -109,7 +109,7 @@ def summary_markdown(st: dict) -> str:
             for n in st["networks"]
             if n["hardware"] == hw and n["tasks_unmeasured"]
         ]
-        per_record = _seconds_a_record(st["collection"].get(hw, _no_runs()))
+        per_record = seconds_a_record(st["collection"].get(hw, no_runs()))
         families = _count(
             t["synthetic"], "synthetic operator family", "synthetic operator families"
         )
@@ -127,15 +127,6 @@ def summary_markdown(st: dict) -> str:
 
 def _count(n: int, one: str, many: str | None = None) -> str:
     return f"{n:,} {one if n == 1 else many or one + 's'}"
-
-
-def collection_rate(root, hardware: str) -> float | None:
-    """Seconds a record over the timed ``collect`` runs of ``hardware``'s folders (None if none)."""
-    rate = _no_runs()
-    for hw, _, folder in network_folders(check_root(root)):
-        if hw == hardware:
-            _add_timed_runs(rate, folder)
-    return _seconds_a_record(rate)
 
 
 def would_add(root, hardware: str, manifests: dict[str, list[dict]]) -> list[dict]:
@@ -204,68 +195,6 @@ def would_add_markdown(rows: list[dict], hardware: str, rate: float | None, tria
     return "\n".join(out)
 
 
-def _no_runs() -> dict:
-    return {"runs": 0, "records": 0, "seconds": 0.0, "runs_by_cpu": {}}
-
-
-def _seconds_a_record(rate: dict) -> float | None:
-    """A ``_no_runs``-shaped total's seconds a record (None if its runs wrote no record)."""
-    return rate["seconds"] / rate["records"] if rate["records"] else None
-
-
-#: how ``runs_by_cpu`` counts a run whose provenance predates ``cpu_id`` (before 2026-11-30)
-UNRECORDED_CPU = "not recorded"
-
-
-def _add_timed_runs(rate: dict, folder) -> None:
-    for run in _timed_runs(folder):
-        rate["runs"] += 1
-        rate["records"] += run["measured"]
-        rate["seconds"] += run["seconds"]
-        by_cpu = rate["runs_by_cpu"]
-        by_cpu[run["cpu"]] = by_cpu.get(run["cpu"], 0) + 1
-
-
-def _timed_runs(folder) -> list[dict]:
-    """The ``collect`` runs of ``provenance.jsonl`` that recorded their time (runs before
-    2026-11-28 did not) and wrote records; a line that is not such a record is left out of the
-    rate, and so is a run that wrote none (a finished network run again: its task extraction is
-    the cost of resuming, not of measuring)."""
-    runs = []
-    for run in read_provenance(folder):
-        try:
-            timed = {"measured": int(run["measured"]), "seconds": float(run["seconds"])}
-        except (ValueError, KeyError, TypeError):
-            continue
-        cpu = run.get("cpu_id")
-        llvm = cpu.get("llvm") if isinstance(cpu, dict) else None
-        runs.append({**timed, "cpu": str(llvm) if llvm else UNRECORDED_CPU})
-    return [r for r in runs if r["measured"] > 0]
-
-
-def _rate_line(hw: str, rate: dict) -> str:
-    if not rate["records"]:
-        return f"Collection rate, {hw}: no record measured by a timed run yet"
-    hours = rate["seconds"] / 3600
-    return (
-        f"Collection rate, {hw}: {_seconds_a_record(rate):.2f} s a record "
-        f"({rate['records'] / hours:,.0f} an hour; {rate['records']} records in {hours:.2f} h "
-        f"over {rate['runs']} timed run{'s' if rate['runs'] != 1 else ''}, task extraction "
-        f"included){_cpus(rate['runs_by_cpu'])}"
-    )
-
-
-def _cpus(runs_by_cpu: dict) -> str:
-    """``"; runs by the CPU LLVM detected: znver3 2, not recorded 77"``, or ``""`` while no run
-    recorded its CPU (one model name can cover several CPU generations: ``cpu_identity``)."""
-    if set(runs_by_cpu) <= {UNRECORDED_CPU}:
-        return ""
-    named = sorted((c, n) for c, n in runs_by_cpu.items() if c != UNRECORDED_CPU)
-    if UNRECORDED_CPU in runs_by_cpu:
-        named.append((UNRECORDED_CPU, runs_by_cpu[UNRECORDED_CPU]))
-    return "; runs by the CPU LLVM detected: " + ", ".join(f"{c} {n}" for c, n in named)
-
-
 def stats_markdown(st: dict) -> str:
     rows = [
         "| network | hardware | tasks | workloads measured | valid | distinct traces | failed | "
@@ -298,7 +227,7 @@ def stats_markdown(st: dict) -> str:
             f"| **total** | {hw} | | {t['workloads']} distinct | {t['valid']} | | | | | | | | |"
             for hw, t in st["per_hardware"].items()
         ]
-    rows += [""] + [_rate_line(hw, r) for hw, r in st["collection"].items()]
+    rows += [""] + [rate_line(hw, r) for hw, r in st["collection"].items()]
     shared = st["shared_with_held_out"]
     rows += ["", f"Workloads shared between held-out and training networks: {len(shared)}"]
     rows += [f"- `{h}`: {', '.join(ns)}" for h, ns in shared.items()]
