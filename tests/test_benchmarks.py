@@ -693,14 +693,13 @@ def test_codegen_transfer_counts_the_pairs_two_folders_order_alike(tmp_path):
 
 def test_tvm_gnn_registers_the_same_intrinsics_through_its_hook(tmp_path):
     """After ``import tvm_gnn`` a TuneContext imports the intrinsics through its hook, and they
-    print as TVM's own import makes them (about 20 s of this test is that one); so does TVM with
-    the upstream patch series applied, without the hook."""
+    print as TVM's with the upstream patch series applied (no hook) makes them. TVM's own slow
+    import (80 s on a Zen 3) is compared with both by the benchmark itself ("same intrinsics");
+    here ``tests/measure/test_intrinsics.py`` holds the hook's stack to ``inspect.stack``."""
     bench = _script("intrinsics_import")
-    hooked, plain = (bench.first_context(torch=False, hook=hook) for hook in (True, False))
-    assert (hooked["loader"], plain["loader"]) == ("_Loader", "SourceFileLoader")
-    assert hooked["stack_after"] == "inspect"  # inspect.stack is itself again after the import
-    assert hooked["digest"] == plain["digest"]
+    hooked = bench.first_context(torch=False, hook=True)
     patched = bench.first_context(torch=False, hook=False, tvm_path=bench._patched_tvm(tmp_path))
-    assert patched["tvm"].startswith(str(tmp_path))
-    assert patched["loader"] == "SourceFileLoader"
-    assert patched["digest"] == plain["digest"]
+    assert (hooked["loader"], patched["loader"]) == ("_Loader", "SourceFileLoader")
+    assert hooked["stack_after"] == "inspect"  # inspect.stack is itself again after the import
+    assert patched["tvm"].startswith(str(tmp_path)) and not hooked["tvm"].startswith(str(tmp_path))
+    assert patched["digest"] == hooked["digest"]
