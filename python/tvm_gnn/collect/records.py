@@ -48,7 +48,7 @@ def _existing(folder: Path):
     return latencies, keys, scan
 
 
-def _measure_batch(cands, target, builder, runner):
+def measure_batch(cands, target, builder, runner):
     """Build and run candidates; RunnerResults in order (build failures as failed results)."""
     from tvm.s_tir import meta_schedule as ms
 

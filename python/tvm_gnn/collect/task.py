@@ -11,7 +11,7 @@ from ..dataset.layout import EXHAUSTED_FILE, read_exhausted
 from ..measure.hardware import usable_cores
 from ..measure.sampling import sample_candidates
 from .config import CollectConfig
-from .records import _commit, _commit_new_class, _existing, _measure_batch, _record_key
+from .records import _commit, _commit_new_class, _existing, _record_key, measure_batch
 
 #: Evolutionary searches per task and run at most; each new one starts from another seed.
 EVOLUTION_ROUNDS = 3
@@ -92,7 +92,7 @@ class _Task:
         for i in range(0, len(todo), self.cfg.batch_size):
             part = todo[i : i + self.cfg.batch_size]
             batch = [c for _, c in part]
-            results = _measure_batch(batch, self.target, builder, runner)
+            results = measure_batch(batch, self.target, builder, runner)
             costs = _commit(db, self.workload, self.target, batch, results)
             self.done["failed"] += costs.count(None)
             self.latencies.extend(c for c in costs if c is not None)
