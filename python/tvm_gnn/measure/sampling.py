@@ -67,8 +67,7 @@ def _llvm_cpu(target) -> dict:
     cpu = target.attrs.get("mcpu")
     if cpu is None:
         return {}
-    here = codegen.llvm_get_system_triple()
-    triple = str(target.attrs.get("mtriple") or here)
+    here, triple = str(codegen.llvm_get_system_triple()), _triple(target)
     if cpu == "native":
         if triple != here:
             raise ValueError(
@@ -84,6 +83,13 @@ def _llvm_cpu(target) -> dict:
     return {}
 
 
+def _triple(target) -> str:
+    """The target triple of an llvm ``target``: its ``mtriple``, else this machine's."""
+    from tvm.target import codegen
+
+    return str(target.attrs.get("mtriple") or codegen.llvm_get_system_triple())
+
+
 def _check_mattr(target) -> None:
     """Raise ``ValueError`` for an ``mattr`` entry of an llvm ``target`` that is not ``+name`` or
     ``-name`` with a feature LLVM knows for the target's triple.
@@ -95,7 +101,7 @@ def _check_mattr(target) -> None:
     import tvm
     from tvm.target import codegen
 
-    triple = str(target.attrs.get("mtriple") or codegen.llvm_get_system_triple())
+    triple = _triple(target)
     for entry in map(str, target.attrs.get("mattr") or []):
         name = entry[1:]
         if entry[:1] not in "+-" or not name:
