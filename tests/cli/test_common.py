@@ -60,3 +60,20 @@ def test_a_reader_that_goes_away_stops_the_command_quietly(small_dataset):
     proc.stdout.close()  # gone before the command writes its first line
     err = proc.stderr.read().decode()
     assert proc.wait() == 128 + signal.SIGPIPE and err == ""
+
+
+def test_a_hardware_folder_name_is_one_folder_and_only_for_what_names_one(tmp_path, capsys):
+    from tvm_gnn.cli.common import folder_name
+
+    assert folder_name("llvm-amd-epyc-znver3-2c") == "llvm-amd-epyc-znver3-2c"
+    for bad in ("../x", "a/b", "", "-x", "a b"):
+        with pytest.raises(argparse.ArgumentTypeError, match="expected a folder name"):
+            folder_name(bad)
+    with pytest.raises(SystemExit) as exit_:
+        main(["collect", "--network", "resnet18", "--hardware", "../elsewhere"])
+    assert exit_.value.code == 2 and "expected a folder name" in capsys.readouterr().err
+    # dataset-stats plans for a named folder only where it plans
+    assert main(["dataset-stats", "--data", str(tmp_path), "--hardware", "box"]) == 2
+    assert "--hardware names the folder --would-add or --wide-spread plans for" in (
+        capsys.readouterr().err
+    )

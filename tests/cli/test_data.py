@@ -14,6 +14,7 @@ def test_collect_help_documents_every_option():
     for opt in (
         "--network",
         "--out",
+        "--hardware",
         "--trials-per-task",
         "--wide-spread",
         "--wide-spread-trials",

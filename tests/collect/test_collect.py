@@ -182,18 +182,16 @@ def test_resume_in_the_uniform_phase_measures_only_what_is_missing(tmp_path, llv
 
 
 def test_a_failed_record_does_not_count_toward_the_target(tmp_path, llvm_target):
+    """(In a hardware folder named by the caller, as ``collect --hardware`` names it.)"""
     cfg = CollectConfig(trials_per_task=4, uniform_fraction=1.0, batch_size=2)
-    collect_network(
-        "u", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[_tiny_task()], progress=False
-    )
-    record_file = _db_folder(tmp_path, "u") / dbfile.RECORD_FILE
+    run = {"tasks": [_tiny_task()], "progress": False, "hardware": "lab-box-1"}
+    collect_network("u", tmp_path, llvm_target, cfg, FAST_MEASURE, **run)
+    record_file = tmp_path / "lab-box-1" / "u" / dbfile.RECORD_FILE
     lines = record_file.read_text().splitlines()
     wl, rec = json.loads(lines[1])
     lines[1] = json.dumps([wl, [rec[0], None, *rec[2:]]])  # as if its run had failed
     record_file.write_text("\n".join(lines) + "\n")
-    again = collect_network(
-        "u", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[_tiny_task()], progress=False
-    )
+    again = collect_network("u", tmp_path, llvm_target, cfg, FAST_MEASURE, **run)
     assert again["measured"] == 1 and again["records"] == 5  # the failure kept, one more measured
     scan = dbfile.read_records(record_file.parent)
     assert sum(not r.failed for r in scan.records) == 4

@@ -32,3 +32,20 @@ def test_a_missing_or_misplaced_root_says_what_layout_was_expected(small_db, tmp
     ]:
         with pytest.raises(DataError, match=says):
             check_root(path)
+
+
+def test_of_several_hardware_folders_this_machines_own_is_the_default(small_dataset, tmp_path):
+    """Data from two machines: commands that name no hardware read the one they run on."""
+    import shutil
+
+    from tvm_gnn.dataset.layout import resolve_hardware, this_machine
+
+    root = tmp_path / "data"
+    shutil.copytree(small_dataset / "cpu" / "resnet18", root / "other-cpu" / "resnet18")
+    shutil.copytree(small_dataset / "cpu" / "resnet18", root / "lab-box-1" / "resnet18")
+    with pytest.raises(ValueError, match="choose one with --hardware"):
+        resolve_hardware(root)
+    shutil.copytree(small_dataset / "cpu" / "resnet18", root / this_machine() / "resnet18")
+    assert resolve_hardware(root) == this_machine()
+    assert resolve_hardware(root, recorded="other-cpu") == "other-cpu"  # a checkpoint's first
+    assert resolve_hardware(root, "lab-box-1") == "lab-box-1"

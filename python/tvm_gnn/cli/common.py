@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 from pathlib import Path
 
 
@@ -21,6 +22,15 @@ def positive_int(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
     return value
+
+
+def folder_name(text: str) -> str:
+    """An argparse type: a name for one folder (letters, digits, ``.``, ``_``, ``-``; no path)."""
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", text):
+        raise argparse.ArgumentTypeError(
+            f"expected a folder name of letters, digits, '.', '_' and '-', got {text!r}"
+        )
+    return text
 
 
 def device(text: str) -> str:

@@ -12,6 +12,7 @@ from ..measure.runner import SEARCH_POPULATION
 from . import console, signals
 from .common import (
     UsageError,
+    folder_name,
     number_in,
     output_folder,
     positive_int,
@@ -94,6 +95,7 @@ def cmd_collect(args) -> int:
                 measure,
                 runner=runner,
                 rpc_key=args.rpc_key if args.rpc_tracker else None,
+                hardware=args.hardware,
                 progress=not args.quiet,
             )
         except (UsageError, ValueError):
@@ -142,6 +144,15 @@ def _collect_parser(sub) -> None:
         "the synthetic families), synthetic (default: all)",
     )
     p.add_argument("--out", type=output_folder, default="data", help="dataset root (default: data)")
+    p.add_argument(
+        "--hardware",
+        type=folder_name,
+        default=None,
+        metavar="NAME",
+        help="hardware folder to write into (default: named after the target and this machine, "
+        "e.g. llvm-amd-epyc-2c); for machines one CPU model name does not tell apart, such as "
+        "AMD EPYC generations, e.g. llvm-amd-epyc-znver3-2c",
+    )
     p.add_argument(
         "--trials-per-task",
         type=positive_int,

@@ -10,7 +10,7 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from . import console
-from .common import UsageError, output_file, positive_int, target_args
+from .common import UsageError, folder_name, output_file, positive_int, target_args
 from .data import network_names, wide_spread_args
 
 logger = logging.getLogger(__name__)
@@ -37,6 +37,8 @@ def cmd_dataset_stats(args) -> int:
             raise UsageError(f"{flag} shows the dataset's counts; leave it out with {other}")
     if args.log_file and not args.would_add:
         raise UsageError("--log-file takes TVM's output while --would-add extracts tasks; use both")
+    if args.hardware and not (args.would_add or args.wide_spread):
+        raise UsageError("--hardware names the folder --would-add or --wide-spread plans for")
     if args.would_add:
         return _would_add(args)
     if args.wide_spread:
@@ -73,7 +75,7 @@ def _wide_spread(args) -> int:
         wide_spread=args.wide_spread,
         wide_spread_trials=args.wide_spread_trials,
     )
-    hardware = hardware_name(target_from(args.target, args.num_cores))
+    hardware = args.hardware or hardware_name(target_from(args.target, args.num_cores))
     plan = wide_spread_plan(args.data, hardware, cfg)
     print(wide_spread_markdown(plan, hardware, cfg, collection_rate(args.data, hardware)))
     return 0
@@ -90,7 +92,7 @@ def _would_add(args) -> int:
     networks = network_names(args.would_add)
     check_root(args.data)  # before minutes of task extraction
     target = target_from(args.target, args.num_cores)
-    hardware = hardware_name(target)
+    hardware = args.hardware or hardware_name(target)
     manifests, failed = {}, []
     log = Path(args.log_file or Path(tempfile.gettempdir()) / WOULD_ADD_LOG)
     size = log.stat().st_size if log.exists() else 0
@@ -167,6 +169,14 @@ def _dataset_stats_parser(sub) -> None:
         type=positive_int,
         default=32,
         help="with --wide-spread: the collection's --trials-per-task (default: 32)",
+    )
+    p.add_argument(
+        "--hardware",
+        type=folder_name,
+        default=None,
+        metavar="NAME",
+        help="with --would-add or --wide-spread: the hardware folder planned for, as collect's "
+        "--hardware (default: named after --target and this machine)",
     )
     target_args(p)
     p.set_defaults(func=cmd_dataset_stats)

@@ -133,8 +133,12 @@ def collect_network(
     rpc_key=None,
     tasks=None,
     progress: bool = True,
+    hardware: str | None = None,
 ) -> dict:
     """Collect one network's tasks into ``out_root/<hardware>/<network>/``.
+
+    ``hardware`` names that folder; by default :func:`~tvm_gnn.measure.hardware.hardware_name`
+    names it after the target and this machine.
 
     ``tasks``, if given, is a list of ``(name, mod, weight)`` used instead of extracting the
     network's tasks (tests use a small program this way).
@@ -144,7 +148,7 @@ def collect_network(
     from ..measure.builder import make_builder
 
     start = time.monotonic()
-    folder = Path(out_root) / hardware_name(target, rpc_key) / network
+    folder = Path(out_root) / (hardware or hardware_name(target, rpc_key)) / network
     folder.mkdir(parents=True, exist_ok=True)
     problems = dbfile.repair(folder)
     line = provenance(target, measure, cfg, rpc_key)

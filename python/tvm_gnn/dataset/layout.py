@@ -196,10 +196,11 @@ def hardware_names(root) -> list[str]:
 
 def resolve_hardware(root, hardware: str | None = None, recorded: str | None = None) -> str:
     """``hardware`` checked against ``root``, or the only hardware folder there, or else
-    ``recorded`` (the hardware a checkpoint trained on) where ``root`` has it.
+    ``recorded`` (the hardware a checkpoint trained on) where ``root`` has it, or else this
+    machine's own folder (``llvm-<cpu>-<cores>c``, as ``collect`` names it) where ``root`` has it.
 
     Raises ``ValueError`` naming what is there when there is no dataset, several hardware folders
-    and none chosen or recorded, or the chosen one is missing.
+    and none of them chosen, recorded or this machine's, or the chosen one is missing.
     """
     names = hardware_names(check_root(root))
     if hardware is None:
@@ -207,10 +208,20 @@ def resolve_hardware(root, hardware: str | None = None, recorded: str | None = N
             return names[0]
         if recorded in names:
             return recorded
+        here = this_machine()
+        if here in names:
+            return here
         raise ValueError(f"{root} holds hardware {names}; choose one with --hardware")
     if hardware not in names:
         raise ValueError(f"no hardware folder {hardware!r} under {root} (found {names})")
     return hardware
+
+
+def this_machine() -> str:
+    """The folder ``collect`` writes this machine's plain ``llvm`` records into by default."""
+    from ..measure.hardware import cpu_folder, usable_cores
+
+    return cpu_folder(usable_cores())
 
 
 def training_networks(root, hardware: str, held_out) -> list[str]:

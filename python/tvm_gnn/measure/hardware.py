@@ -73,6 +73,12 @@ def _slug(text: str) -> str:
     return "-".join("".join(c if c.isalnum() else " " for c in text.lower()).split())
 
 
+def cpu_folder(cores: int) -> str:
+    """``llvm-amd-epyc-2c``: the folder of plain ``llvm`` records of this machine's CPU model
+    on ``cores`` cores."""
+    return f"llvm-{_slug(cpu_model())}-{cores}c"
+
+
 def hardware_name(target, rpc_key: str | None = None) -> str:
     """Folder name for one kind of hardware, e.g. ``llvm-amd-epyc-2c``,
     ``cuda-nvidia-h100-80gb-hbm3`` or ``cuda-rpc-mykey``.
@@ -84,8 +90,7 @@ def hardware_name(target, rpc_key: str | None = None) -> str:
     if rpc_key:
         return f"{target.kind.name}-rpc-{rpc_key}"
     if target.kind.name == "llvm":
-        cores = int(target.attrs.get("num-cores", usable_cores()))
-        name = f"llvm-{_slug(cpu_model())}-{cores}c"
+        name = cpu_folder(int(target.attrs.get("num-cores", usable_cores())))
         features = [target.attrs.get("mcpu") or "", *(target.attrs.get("mattr") or [])]
         codegen = _slug(" ".join(map(str, features)))
         return f"{name}-{codegen}" if codegen else name
