@@ -50,7 +50,11 @@ def timed(root, hardware, networks, jobs: int):
 def main(argv=None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", default="data", help="dataset root (default: data)")
-    p.add_argument("--hardware", default=None, help="hardware folder (default: the only one)")
+    p.add_argument(
+        "--hardware",
+        default=None,
+        help="hardware folder (default: the only one, or this machine's)",
+    )
     p.add_argument("--networks", nargs="+", default=list(NETWORKS), help="network folders")
     p.add_argument("--jobs", type=int, default=usable_cores(), help="workers (default: cores)")
     p.add_argument("--json", default=None, help="also write the result here")

@@ -177,7 +177,11 @@ def markdown(res: dict, command: str) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", default="data", help="dataset root (default: data)")
-    parser.add_argument("--hardware", default=None, help="hardware folder (default: the only one)")
+    parser.add_argument(
+        "--hardware",
+        default=None,
+        help="hardware folder (default: the only one, or this machine's)",
+    )
     parser.add_argument(
         "--held-out",
         nargs="+",

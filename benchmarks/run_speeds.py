@@ -293,7 +293,11 @@ def markdown(
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", default="data", help="dataset root (default: data)")
-    parser.add_argument("--hardware", default=None, help="hardware folder (default: the only one)")
+    parser.add_argument(
+        "--hardware",
+        default=None,
+        help="hardware folder (default: the only one, or this machine's)",
+    )
     parser.add_argument("--min-lines", type=int, default=120, help="shortest span timed")
     parser.add_argument("--margin", type=int, default=48, help="lines kept from a span's ends")
     parser.add_argument("--workloads", type=int, default=3, help="workloads a span")

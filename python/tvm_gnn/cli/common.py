@@ -77,7 +77,11 @@ def workload_name(text: str) -> str:
 
 
 def dataset_args(
-    p, *, hardware_help: str, held_out_help: str, hardware_default: str = "the only one"
+    p,
+    *,
+    hardware_help: str,
+    held_out_help: str,
+    hardware_default: str = "the only one, or else this machine's",
 ) -> None:
     """``--data``, ``--hardware`` and ``--held-out``, for the commands that read the dataset."""
     from ..measure.networks import HELD_OUT

@@ -99,7 +99,8 @@ def _eval_parser(sub) -> None:
         p,
         hardware_help="hardware folder",
         held_out_help="networks evaluated",
-        hardware_default="the only one, or else the one the first --gnn checkpoint trained on",
+        hardware_default="the only one, or else the one the first --gnn checkpoint trained on, or "
+        "else this machine's",
     )
     p.add_argument(
         "--models",

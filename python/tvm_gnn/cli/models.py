@@ -105,7 +105,8 @@ def _train_parser(sub) -> None:
         p,
         hardware_help="hardware folder to train on",
         held_out_help="networks never trained on",
-        hardware_default="the only one, or else the one the --records-of checkpoint trained on",
+        hardware_default="the only one, or else the one the --records-of checkpoint trained on, or "
+        "else this machine's",
     )
     p.add_argument(
         "--out",
