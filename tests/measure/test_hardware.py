@@ -4,11 +4,15 @@
 def test_hardware_name_keeps_each_cpu_and_gpu_apart(llvm_target):
     import tvm
 
-    from tvm_gnn.measure.hardware import device_model, hardware_name
+    from tvm_gnn.dataset.layout import this_machine
+    from tvm_gnn.measure.hardware import device_model, hardware_name, usable_cores
 
     cores = int(llvm_target.attrs["num-cores"])
     assert hardware_name(llvm_target).startswith("llvm-")
     assert hardware_name(llvm_target).endswith(f"-{cores}c")
+    # the folder commands read by default is the one collect writes on this machine
+    here = tvm.target.Target({"kind": "llvm", "num-cores": usable_cores()})
+    assert this_machine() == hardware_name(here)
     h100 = tvm.target.Target("nvidia/nvidia-h100")
     gpu = tvm.cuda(0)
     expected = gpu.device_name if gpu.exist else "sm_90a"  # no GPU here: the target's arch
