@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import json
 import random
 import sys
@@ -48,15 +49,21 @@ OUT = ROOT / "benchmarks" / "results" / "run_speeds.jsonl"
 PLOT = ROOT / "docs" / "run_speeds.png"
 
 
-def picks(folder: Path, span, args, rng: random.Random) -> list:
-    """The records of ``span`` to time again: ``args.workloads`` workloads x ``per_workload``."""
+@functools.cache
+def _valid_records(folder: Path) -> list:
+    """The valid records of a network folder, read once for all its spans."""
     from tvm_gnn.dataset.dbfile import read_records
     from tvm_gnn.dataset.layout import open_db_folder
 
+    return [r for r in read_records(open_db_folder(folder)).records if not r.failed]
+
+
+def picks(folder: Path, span, args, rng: random.Random) -> list:
+    """The records of ``span`` to time again: ``args.workloads`` workloads x ``per_workload``."""
     lo, hi = span.first + args.margin, span.last - args.margin
     by_wl: dict[int, list] = {}
-    for r in read_records(open_db_folder(folder)).records:
-        if lo <= r.line <= hi and not r.failed:
+    for r in _valid_records(folder):
+        if lo <= r.line <= hi:
             by_wl.setdefault(r.workload, []).append(r)
     full = sorted(w for w, rs in by_wl.items() if len(rs) >= args.per_workload)
     chosen = rng.sample(full, min(args.workloads, len(full)))

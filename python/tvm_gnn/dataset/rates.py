@@ -5,6 +5,7 @@ and which CPU generation each run measured on."""
 from __future__ import annotations
 
 from .layout import check_root, network_folders, read_provenance
+from .runs import run_cpu
 
 
 def collection_rate(root, hardware: str) -> float | None:
@@ -49,9 +50,7 @@ def _timed_runs(folder) -> list[dict]:
             timed = {"measured": int(run["measured"]), "seconds": float(run["seconds"])}
         except (ValueError, KeyError, TypeError):
             continue
-        cpu = run.get("cpu_id")
-        llvm = cpu.get("llvm") if isinstance(cpu, dict) else None
-        runs.append({**timed, "cpu": str(llvm) if llvm else UNRECORDED_CPU})
+        runs.append({**timed, "cpu": run_cpu(run) or UNRECORDED_CPU})
     return [r for r in runs if r["measured"] > 0]
 
 

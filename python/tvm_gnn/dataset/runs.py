@@ -48,7 +48,7 @@ def run_spans(folder) -> list[RunSpan]:
         if measured is None or measured <= 0 or end <= 0:
             continue
         first = max(1, end - measured + 1)
-        spans.append(RunSpan(first, end, str(run.get("date", "")), _cpu(run), counted=True))
+        spans.append(RunSpan(first, end, str(run.get("date", "")), run_cpu(run), counted=True))
         end = first - 1
     if end > 0:
         uncounted = [r for r in runs if _count(r) is None] or runs[:1]
@@ -64,7 +64,9 @@ def _count(run: dict) -> int | None:
         return None
 
 
-def _cpu(run: dict) -> str | None:
+def run_cpu(run: dict) -> str | None:
+    """LLVM's name for the CPU a provenance line's run measured on; None where it is not there
+    (runs before 2026-11-30 did not record it)."""
     cpu = run.get("cpu_id")
     llvm = cpu.get("llvm") if isinstance(cpu, dict) else None
     return str(llvm) if llvm else None
