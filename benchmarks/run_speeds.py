@@ -118,29 +118,32 @@ def collect(args) -> None:
     jobs = jobs[: args.max_spans]
     tools = {"builder": make_builder(timeout_sec=30.0)}
     here = cpu_identity().get("llvm")
-    for net, folder, span in tqdm(jobs, desc="run spans", unit="span"):
-        records = picks(folder, span, args, random.Random(f"{args.seed}:{net}:{span.first}"))
-        if not records:
-            continue
-        measure = _measure_of(folder, span)
-        now = time_again(folder, records, measure, tools)
-        line = {
-            "network": net,
-            "first": span.first,
-            "last": span.last,
-            "date": span.date,
-            "cpu": span.cpu,
-            "counted": span.counted,
-            "timed_on": here,
-            "timed_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-            "records": [
-                {"line": r.line, "workload": r.workload, "stored": r.latency, "now": t}
-                for r, t in zip(records, now)
-            ],
-        }
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with out.open("a") as f:
-            f.write(json.dumps(line) + "\n")
+    try:
+        for net, folder, span in tqdm(jobs, desc="run spans", unit="span"):
+            records = picks(folder, span, args, random.Random(f"{args.seed}:{net}:{span.first}"))
+            if not records:
+                continue
+            measure = _measure_of(folder, span)
+            now = time_again(folder, records, measure, tools)
+            line = {
+                "network": net,
+                "first": span.first,
+                "last": span.last,
+                "date": span.date,
+                "cpu": span.cpu,
+                "counted": span.counted,
+                "timed_on": here,
+                "timed_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+                "records": [
+                    {"line": r.line, "workload": r.workload, "stored": r.latency, "now": t}
+                    for r, t in zip(records, now)
+                ],
+            }
+            out.parent.mkdir(parents=True, exist_ok=True)
+            with out.open("a") as f:
+                f.write(json.dumps(line) + "\n")
+    finally:
+        tools["builder"].close()
 
 
 def _measure_of(folder: Path, span) -> dict:

@@ -1,15 +1,52 @@
-"""The builder builds real candidates without the 36 s tensor-intrinsics import."""
+"""The builder builds real candidates without the 36 s tensor-intrinsics import, and keeps its
+build workers between batches."""
 
 import os
 
+import psutil
 from tvm.s_tir import meta_schedule as ms
 
-from tvm_gnn.measure.builder import make_builder
+from tvm_gnn.measure.builder import KeptPoolBuilder, make_builder
+
+
+def _inputs(cands, target):
+    return [ms.builder.BuilderInput(c.sch.mod, target) for c in cands]
 
 
 def test_builds_candidates(conv_candidates, llvm_target):
     _, cands = conv_candidates
     builder = make_builder(max_workers=2)
-    results = builder.build([ms.builder.BuilderInput(c.sch.mod, llvm_target) for c in cands[:4]])
+    try:
+        results = builder.build(_inputs(cands[:4], llvm_target))
+    finally:
+        builder.close()
     assert [r.error_msg for r in results] == [None] * 4
     assert all(os.path.isfile(r.artifact_path) for r in results)
+
+
+def _children() -> set[int]:
+    return {p.pid for p in psutil.Process().children(recursive=True)}
+
+
+def test_workers_serve_many_batches_until_used_up_or_closed(conv_candidates, llvm_target):
+    _, cands = conv_candidates
+    before = _children()  # other tests' pools may still be alive
+    builder = make_builder(max_workers=1, worker_uses=4)
+    assert isinstance(builder, KeptPoolBuilder)
+    try:
+        workers = []
+        for part in (cands[:2], cands[2:3], cands[3:5]):  # the check of the functions is a use
+            results = builder.build(_inputs(part, llvm_target))
+            assert [r.error_msg for r in results] == [None] * len(part)
+            workers.append(_children() - before)
+        assert len(workers[0]) == 1 and workers[0] == workers[1]  # 4 uses: one worker process
+        assert len(workers[2]) == 1 and workers[2] != workers[1]  # its 5th: a new one
+    finally:
+        builder.close()
+    assert not _children() - before
+
+
+def test_tvm_local_builder_on_request():
+    builder = make_builder(max_workers=1, keep_workers=False)  # it checks its build function
+    assert isinstance(builder, ms.builder.LocalBuilder)
+    assert not isinstance(builder, KeptPoolBuilder)

@@ -173,16 +173,19 @@ def collect_network(
 
     db = ms.database.JSONDatabase(work_dir=str(folder))
     with tqdm(total=total, desc=network, unit="rec", disable=not progress) as bar:
-        for i, (name, mod, _) in enumerate(tasks):
-            if manifest[i]["shash"] in shared:
-                continue
-            got = collect_task(
-                name, mod, folder, target, cfg, builder, runner, bar, i, db, existing
-            )
-            summary["measured"] += got["measured"]
-            summary["failed"] += got["failed"]
-            summary["repeats_not_recorded"] += got["repeats"]
-            run_log.update(summary["measured"])
+        try:
+            for i, (name, mod, _) in enumerate(tasks):
+                if manifest[i]["shash"] in shared:
+                    continue
+                got = collect_task(
+                    name, mod, folder, target, cfg, builder, runner, bar, i, db, existing
+                )
+                summary["measured"] += got["measured"]
+                summary["failed"] += got["failed"]
+                summary["repeats_not_recorded"] += got["repeats"]
+                run_log.update(summary["measured"])
+        finally:
+            builder.close()
     return _with_records(summary, folder)
 
 

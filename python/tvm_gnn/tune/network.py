@@ -241,14 +241,19 @@ def _tune_relax(mod, target, work_dir: Path, cost_model, curve, trials: int, st:
     if population is not None:
         search = ms.search_strategy.EvolutionarySearch(population_size=population)
     metaschedule_console_level()
+    builder = make_builder()
     with ms.Profiler() as profiler:
-        database = ms.relax_integration.tune_relax(
-            mod=mod, params={}, target=target, work_dir=str(work_dir), max_trials_global=trials,
-            num_trials_per_iter=st.trials_per_iter, builder=make_builder(), cost_model=cost_model,
-            runner=make_runner(COLD_MEASURE) if st.cache_flush else "local",
-            measure_callbacks=[*ms.measure_callback.MeasureCallback.create("default"), curve],
-            seed=st.seed, strategy=search,
-        )  # fmt: skip
+        try:
+            database = ms.relax_integration.tune_relax(
+                mod=mod, params={}, target=target, work_dir=str(work_dir),
+                max_trials_global=trials, num_trials_per_iter=st.trials_per_iter,
+                builder=builder, cost_model=cost_model,
+                runner=make_runner(COLD_MEASURE) if st.cache_flush else "local",
+                measure_callbacks=[*ms.measure_callback.MeasureCallback.create("default"), curve],
+                seed=st.seed, strategy=search,
+            )  # fmt: skip
+        finally:
+            builder.close()
     return database, {k: float(v) for k, v in profiler.get().items()}
 
 

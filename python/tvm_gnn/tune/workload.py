@@ -108,6 +108,7 @@ def tune_tir(
     model = make_cost_model(cost_model, seed=seed, checkpoint=checkpoint)  # fails before the bar
     callback = ProgressCallback(max_trials, desc=desc, enabled=progress)
     metaschedule_console_level()
+    own = make_builder() if builder is None else None  # closed here, a caller's is not
     try:
         db = ms.tune_tir(
             mod=mod,
@@ -115,7 +116,7 @@ def tune_tir(
             work_dir=work_dir,
             max_trials_global=max_trials,
             num_trials_per_iter=num_trials_per_iter,
-            builder=builder or make_builder(),
+            builder=builder or own,
             runner=runner,
             cost_model=model,
             measure_callbacks=[*ms.measure_callback.MeasureCallback.create("default"), callback],
@@ -124,4 +125,6 @@ def tune_tir(
         )
     finally:
         callback.close()
+        if own is not None:
+            own.close()
     return db, callback
