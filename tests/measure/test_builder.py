@@ -2,11 +2,14 @@
 build workers between batches."""
 
 import os
+import time
 
 import psutil
+import tvm
+from tvm import te
 from tvm.s_tir import meta_schedule as ms
 
-from tvm_gnn.measure.builder import KeptPoolBuilder, make_builder
+from tvm_gnn.measure.builder import KeptPoolBuilder, build, make_builder
 
 
 def _inputs(cands, target):
@@ -44,6 +47,28 @@ def test_workers_serve_many_batches_until_used_up_or_closed(conv_candidates, llv
     finally:
         builder.close()
     assert not _children() - before
+
+
+def _slow_if_named_slow(mod, target, params):
+    """Runs in a build worker: a module whose function is named "slow" never finishes."""
+    if any(gv.name_hint == "slow" for gv in mod.get_global_vars()):
+        time.sleep(600)
+    return build(mod, target, params)
+
+
+def test_a_build_that_times_out_fails_alone_and_the_next_one_builds(conv_candidates, llvm_target):
+    _, cands = conv_candidates
+    a = te.placeholder((4,), name="A")
+    slow = tvm.IRModule({"slow": te.create_prim_func([a, te.compute((4,), lambda i: a[i] + 1)])})
+    builder = KeptPoolBuilder(max_workers=1, timeout_sec=3.0, f_build=_slow_if_named_slow)
+    try:
+        first = builder.build([ms.builder.BuilderInput(slow, llvm_target)])
+        again = builder.build(_inputs(cands[:1], llvm_target))  # a new worker, killed one gone
+    finally:
+        builder.close()
+    assert "Timeout, killed after 3.0 seconds" in first[0].error_msg
+    assert first[0].artifact_path is None
+    assert again[0].error_msg is None and os.path.isfile(again[0].artifact_path)
 
 
 def test_tvm_local_builder_on_request():
