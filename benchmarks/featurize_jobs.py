@@ -24,6 +24,7 @@ from pathlib import Path
 import torch
 
 from tvm_gnn import dataset
+from tvm_gnn.cli.common import hardware_args, resolved_hardware
 from tvm_gnn.measure.hardware import cpu_model, usable_cores
 
 NETWORKS = (
@@ -49,17 +50,12 @@ def timed(root, hardware, networks, jobs: int):
 
 def main(argv=None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--data", default="data", help="dataset root (default: data)")
-    p.add_argument(
-        "--hardware",
-        default=None,
-        help="hardware folder (default: the only one, or this machine's)",
-    )
+    hardware_args(p)
     p.add_argument("--networks", nargs="+", default=list(NETWORKS), help="network folders")
     p.add_argument("--jobs", type=int, default=usable_cores(), help="workers (default: cores)")
     p.add_argument("--json", default=None, help="also write the result here")
     args = p.parse_args(argv)
-    hardware = dataset.resolve_hardware(args.data, args.hardware)
+    hardware = resolved_hardware(p, args)
     for net in args.networks:  # gunzip outside the timing (a cache keyed by contents)
         dataset.layout.open_db_folder(Path(args.data) / hardware / net)
     # this process's first featurization pays one-time costs (imports, TVM's first lowering)

@@ -29,8 +29,8 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import breadth_first_order, shortest_path
 
+from tvm_gnn.cli.common import hardware_args, resolved_hardware
 from tvm_gnn.dataset import graphs as dataset_graphs
-from tvm_gnn.dataset.layout import resolve_hardware
 from tvm_gnn.measure.networks import HELD_OUT
 from tvm_gnn.nn.vocab import type_index
 
@@ -138,10 +138,7 @@ def table(rows: dict[str, dict]) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", default="data", help="dataset root (default: data)")
-    parser.add_argument(
-        "--hardware", default=None, help="hardware folder (default: this machine's)"
-    )
+    hardware_args(parser)
     parser.add_argument("--networks", nargs="*", default=None, help="networks (default: all)")
     parser.add_argument(
         "--per-graph",
@@ -151,10 +148,7 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--json", type=Path, default=None, help="also write the summary here")
     args = parser.parse_args(argv)
-    try:
-        hardware = resolve_hardware(args.data, args.hardware)
-    except ValueError as e:
-        parser.error(str(e))
+    hardware = resolved_hardware(parser, args)
     graphs, samples = dataset_graphs.load_graphs(
         args.data, hardware=hardware, networks=args.networks, progress=True
     )

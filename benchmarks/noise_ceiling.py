@@ -30,6 +30,7 @@ import numpy as np
 
 from tvm_gnn import dataset as data
 from tvm_gnn import report
+from tvm_gnn.cli.common import hardware_args, resolved_hardware
 from tvm_gnn.measure.networks import HELD_OUT
 from tvm_gnn.nn.metrics import pairwise_accuracy, topk_score
 
@@ -176,12 +177,7 @@ def markdown(res: dict, command: str) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default="data", help="dataset root (default: data)")
-    parser.add_argument(
-        "--hardware",
-        default=None,
-        help="hardware folder (default: the only one, or this machine's)",
-    )
+    hardware_args(parser)
     parser.add_argument(
         "--held-out",
         nargs="+",
@@ -198,10 +194,7 @@ def main(argv=None) -> int:
     parser.add_argument("--json", default=str(JSON_OUT), help="where the numbers go as JSON")
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args(argv)
-    try:
-        hardware = data.resolve_hardware(args.data, args.hardware)
-    except ValueError as err:
-        parser.error(str(err))
+    hardware = resolved_hardware(parser, args)
     networks = {
         net: programs(folder)
         for hw, net, folder in data.network_folders(args.data)

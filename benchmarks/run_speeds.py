@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT / "python"))
 
 from tvm_gnn import dataset as data  # noqa: E402
 from tvm_gnn import report  # noqa: E402
+from tvm_gnn.cli.common import hardware_args, resolved_hardware  # noqa: E402
 from tvm_gnn.dataset.runs import run_spans  # noqa: E402
 
 SECTION = "run-speeds"
@@ -95,7 +96,7 @@ def time_again(folder: Path, records: list, measure: dict, tools: dict) -> list:
     return [None if res.error_msg else run_cost(res.run_secs) for res in results]
 
 
-def collect(args) -> None:
+def collect(args, hardware: str) -> None:
     from tqdm import tqdm
 
     from tvm_gnn.measure.builder import make_builder
@@ -105,7 +106,6 @@ def collect(args) -> None:
     done = set()
     if out.exists():
         done = {(d["network"], d["first"]) for d in map(json.loads, out.read_text().splitlines())}
-    hardware = data.resolve_hardware(args.data, args.hardware)
     jobs = [
         (net, folder, span)
         for hw, net, folder in data.network_folders(args.data)
@@ -302,12 +302,7 @@ def markdown(
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default="data", help="dataset root (default: data)")
-    parser.add_argument(
-        "--hardware",
-        default=None,
-        help="hardware folder (default: the only one, or this machine's)",
-    )
+    hardware_args(parser)
     parser.add_argument("--min-lines", type=int, default=120, help="shortest span timed")
     parser.add_argument("--margin", type=int, default=48, help="lines kept from a span's ends")
     parser.add_argument("--workloads", type=int, default=3, help="workloads a span")
@@ -327,12 +322,9 @@ def main(argv=None) -> int:
     parser.add_argument("--plot", default=str(PLOT))
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args(argv)
-    try:
-        hardware = data.resolve_hardware(args.data, args.hardware)
-    except ValueError as err:
-        parser.error(str(err))
+    hardware = resolved_hardware(parser, args)
     if not args.report:
-        collect(args)
+        collect(args, hardware)
     lines = [json.loads(x) for x in Path(args.out).read_text().splitlines()]
     rows = summarize(lines, args.seed)
     cross = cross_run_pairs(args.data, hardware)

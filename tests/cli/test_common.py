@@ -5,7 +5,7 @@ import argparse
 import pytest
 
 from tvm_gnn.cli import main
-from tvm_gnn.cli.common import output_file, output_folder
+from tvm_gnn.cli.common import hardware_args, output_file, output_folder, resolved_hardware
 
 
 def test_output_types_accept_new_paths_and_refuse_files_in_the_way(tmp_path):
@@ -77,3 +77,25 @@ def test_a_hardware_folder_name_is_one_folder_and_only_for_what_names_one(tmp_pa
     assert "--hardware names the folder --would-add or --wide-spread plans for" in (
         capsys.readouterr().err
     )
+
+
+def test_a_benchmark_names_its_hardware_folder_or_gets_one_usage_line(tmp_path, capsys):
+    for hw in ("llvm-a-2c", "llvm-b-2c"):
+        (tmp_path / hw / "net").mkdir(parents=True)
+        (tmp_path / hw / "net" / "database_workload.json").write_text("")
+    parser = argparse.ArgumentParser(prog="bench")
+    hardware_args(parser)
+    args = parser.parse_args(["--data", str(tmp_path), "--hardware", "llvm-b-2c"])
+    assert resolved_hardware(parser, args) == "llvm-b-2c"
+    assert resolved_hardware(parser, parser.parse_args(["--data", str(tmp_path)]), "llvm-a-2c") == (
+        "llvm-a-2c"
+    )  # a checkpoint's recorded folder, where neither is this machine's
+    for argv, says in [
+        (["--data", str(tmp_path), "--hardware", "llvm-c-2c"], "no hardware folder 'llvm-c-2c'"),
+        (["--data", str(tmp_path / "none")], "none"),
+    ]:
+        with pytest.raises(SystemExit) as stop:
+            resolved_hardware(parser, parser.parse_args(argv))
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert "bench: error:" in err and says in err and "Traceback" not in err

@@ -76,6 +76,31 @@ def workload_name(text: str) -> str:
     return text
 
 
+def hardware_args(
+    p,
+    hardware_help: str = "hardware folder",
+    hardware_default: str = "the only one, or else this machine's",
+) -> None:
+    """``--data`` and ``--hardware``: which folder of a dataset a command (or benchmark) reads;
+    :func:`resolved_hardware` turns them into the folder's name."""
+    p.add_argument("--data", default="data", help="dataset root, raw or packed (default: data)")
+    p.add_argument(
+        "--hardware", default=None, help=f"{hardware_help} (default: {hardware_default})"
+    )
+
+
+def resolved_hardware(parser, args, recorded: str | None = None) -> str:
+    """The hardware folder ``args.data`` and ``args.hardware`` name
+    (:func:`tvm_gnn.dataset.resolve_hardware`); ``parser.error`` (a usage line, exit 2) where
+    there is none."""
+    from ..dataset import resolve_hardware
+
+    try:
+        return resolve_hardware(args.data, args.hardware, recorded)
+    except ValueError as err:
+        parser.error(str(err))
+
+
 def dataset_args(
     p,
     *,
@@ -86,10 +111,7 @@ def dataset_args(
     """``--data``, ``--hardware`` and ``--held-out``, for the commands that read the dataset."""
     from ..measure.networks import HELD_OUT
 
-    p.add_argument("--data", default="data", help="dataset root, raw or packed (default: data)")
-    p.add_argument(
-        "--hardware", default=None, help=f"{hardware_help} (default: {hardware_default})"
-    )
+    hardware_args(p, hardware_help, hardware_default)
     p.add_argument(
         "--held-out",
         nargs="+",
