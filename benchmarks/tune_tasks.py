@@ -689,11 +689,15 @@ def parse(argv=None) -> argparse.Namespace:
         "(default: tune-tasks, or tune-tasks-dev with --set dev)",
     )
     p.add_argument("--json", type=Path, default=None, help="numbers (default: per --section)")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if not args.report_only:  # the tasks come from this folder: a usage line if there is none
+        from tvm_gnn.cli.common import resolved_hardware
+
+        args.hardware = resolved_hardware(p, args)
+    return args
 
 
 def main(argv=None) -> int:
-    from tvm_gnn import dataset
     from tvm_gnn.measure.hardware import hardware_name, usable_cores
     from tvm_gnn.measure.sampling import target_from
     from tvm_gnn.tune.network import weights_provenance
@@ -708,7 +712,7 @@ def main(argv=None) -> int:
     provenance = weights_provenance("gnn", args.checkpoint)
     digest = provenance["sha256"]
     if not args.report_only:
-        hardware = dataset.resolve_hardware(args.data, args.hardware)
+        hardware = args.hardware
         networks, quotas = None, None
         if args.set == "dev":
             networks = dev_networks(args.data, hardware, provenance["train_networks"])
