@@ -158,6 +158,17 @@ def records_of_info(args) -> dict | None:
     return read_info(records_of) if records_of else None
 
 
+def runs_hardware(args) -> str:
+    """The hardware folder the runs train on, resolved as ``tvm-gnn train`` resolves it from
+    the same options (``--hardware`` in the train options, else the ``--records-of``
+    checkpoint's, else the only folder or this machine's). ``ValueError`` where there is none."""
+    from tvm_gnn import dataset as data
+
+    chosen = build_parser().parse_args(["train", *args.train_args]).hardware
+    info = records_of_info(args)
+    return data.resolve_hardware(args.data, chosen, info.get("hardware") if info else None)
+
+
 def runs_fingerprint(args) -> str:
     """What the runs' data is keyed by. With ``--records-of CHECKPOINT`` in the train options,
     the folders of the networks that checkpoint was trained on (the runs read nothing else), so
@@ -283,7 +294,7 @@ def warm_cache(args) -> None:
     from tvm_gnn import dataset as data
     from tvm_gnn.measure.networks import HELD_OUT
 
-    hardware = data.resolve_hardware(args.data)
+    hardware = runs_hardware(args)
     nets = data.training_networks(args.data, hardware, set(HELD_OUT))
     info = records_of_info(args)
     snapshot = info["train_records"] if info else None
@@ -503,6 +514,11 @@ def main(argv=None) -> int:
         parser.error("--jobs must be at least 1")
     if not Path(args.data).is_dir():
         parser.error(f"no dataset folder {args.data}")
+    if not args.report_only:
+        try:  # the folder the runs read, checked before anything is featurized or trained
+            runs_hardware(args)
+        except ValueError as err:
+            parser.error(f"{err} (give it as --train-args --hardware NAME)")
 
     earlier = [] if args.no_write else earlier_runs(args.json)
     args.earlier = earlier_runs(args.json) if args.report_only else []

@@ -1,7 +1,8 @@
 # Licensed under the Apache License, Version 2.0.
 """What a change to the featurizer's walk costs: this checkout's walk against an earlier revision's.
 
-Compiles ``python/tvm_gnn/_walk.py`` as it was at ``--against`` with Cython (as ``build.sh`` does
+Compiles the featurizer's walk (``python/tvm_gnn/featurize/_walk.py``, before the package's
+layering ``python/tvm_gnn/_walk.py``) as it was at ``--against`` with Cython (as ``build.sh`` does
 this checkout's) into a temporary folder, then featurizes the same measured programs of one
 dataset network with both walks (``graph.featurize_batch``, the inference path), in alternating
 rounds in one process, so that the machine's drift hits both alike; this checkout's walk is timed
@@ -23,8 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
+from tvm_gnn.cli.common import hardware_args, resolved_hardware
+
 ROOT = Path(__file__).resolve().parent.parent
-WALK = "python/tvm_gnn/_walk.py"
+#: where the walk's source has lived: the layered package's place first, then the flat one's
+WALKS = ("python/tvm_gnn/featurize/_walk.py", "python/tvm_gnn/_walk.py")
 
 
 def _show(rev: str, path: str) -> str:
@@ -39,11 +43,12 @@ def _show(rev: str, path: str) -> str:
 def compile_walk(rev: str, where: Path):
     """The walk of revision ``rev``, compiled in ``where`` by that revision's own ``setup.py``
     (its Cython settings), with the signature of this checkout's walk."""
-    (where / "_walk_against.py").write_text(_show(rev, WALK))
     setup = _show(rev, "setup.py")
-    if f'"{WALK}"' not in setup:
-        raise SystemExit(f"--against {rev}: its setup.py does not build {WALK}")
-    (where / "setup.py").write_text(setup.replace(f'"{WALK}"', '"_walk_against.py"'))
+    walk = next((w for w in WALKS if f'"{w}"' in setup), None)
+    if walk is None:
+        raise SystemExit(f"--against {rev}: its setup.py builds none of {', '.join(WALKS)}")
+    (where / "_walk_against.py").write_text(_show(rev, walk))
+    (where / "setup.py").write_text(setup.replace(f'"{walk}"', '"_walk_against.py"'))
     subprocess.run(
         [sys.executable, "setup.py", "-q", "build_ext", "--inplace"],
         cwd=where,
@@ -63,7 +68,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--against", required=True, help="git revision whose walk to compare with")
     p.add_argument("--network", default="resnet18", help="dataset network (default resnet18)")
-    p.add_argument("--data", default=str(ROOT / "data"), help="dataset root (default data/)")
+    hardware_args(p)
     p.add_argument("-n", type=int, default=512, help="programs (default 512)")
     p.add_argument("--rounds", type=int, default=7, help="alternating rounds (default 7)")
     args = p.parse_args()
@@ -74,7 +79,7 @@ def main() -> None:
     from tvm_gnn.measure.hardware import cpu_model
     from tvm_gnn.nn.schema import FeaturizerConfig
 
-    hw = data.resolve_hardware(args.data)
+    hw = resolved_hardware(p, args)
     folder = Path(args.data) / hw / args.network
     if not folder.is_dir():
         raise SystemExit(f"no network {args.network!r} under {Path(args.data) / hw}")

@@ -213,6 +213,23 @@ def test_validation_sweep_keys_records_of_runs_by_the_trained_networks_only(
     )
 
 
+def test_validation_sweep_reads_the_hardware_folder_its_runs_train_on(tmp_path, capsys):
+    """The sweep featurizes the folder `tvm-gnn train` will read with the same options; with
+    two folders and none chosen it stops with a usage line before featurizing anything."""
+    sweep = _script("validation_sweep")
+    data = tmp_path / "data"
+    for hw in ("llvm-one-2c", "llvm-two-2c"):
+        (data / hw / "net").mkdir(parents=True)
+        (data / hw / "net" / "database_tuning_record.json").write_text("")
+    chosen = argparse.Namespace(data=str(data), train_args=["--hardware", "llvm-two-2c"])
+    assert sweep.runs_hardware(chosen) == "llvm-two-2c"
+    with pytest.raises(SystemExit) as stop:
+        sweep.main(["--data", str(data), "--runs", str(tmp_path / "runs"), "--no-write"])
+    assert stop.value.code == 2
+    assert "choose one with --hardware" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
+
+
 def test_noise_ceiling_estimates_the_noise_and_what_a_perfect_model_scores(small_dataset, tmp_path):
     nc = _script("noise_ceiling")
     # two programs measured twice each, log latencies +-0.1 around their means: pooled sd is
