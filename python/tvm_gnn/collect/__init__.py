@@ -6,8 +6,11 @@ For each task of a network, ``trials_per_task`` candidates are measured:
 
 1. a ``uniform_fraction`` of them sampled uniformly from MetaSchedule's design space (random
    decisions, post-processed), which covers the slow end of the latency range;
-2. the rest proposed by MetaSchedule's evolutionary search (guided by XGBModel), which covers the
-   fast end;
+2. the rest proposed by MetaSchedule's evolutionary search. Its XGBModel is new to each search and
+   scores at random until it has trained on 100 measured programs (TVM's warm-up), more than a
+   task's search measures, so in latency these records are another uniform sample
+   (``benchmarks/search_half.py``); ``uniform_fraction=1`` measures uniform draws only, the search
+   then replacing only records that failed;
 3. if the task is still short, ``EXHAUST_DRAWS`` more uniform draws: they measure the programs the
    search missed, or, finding none unrecorded, mark the design space exhausted (a small space's
    search keeps re-proposing recorded programs and never proves it is done).

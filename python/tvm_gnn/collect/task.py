@@ -165,7 +165,8 @@ class _Task:
 def _search(
     task_name, mod, folder: Path, target, cfg: CollectConfig, tools, commit, seed: int, rest: int
 ) -> None:
-    """One evolutionary search of the task, guided by XGBModel, for ``rest`` more programs:
+    """One evolutionary search of the task, with a new XGBModel (which scores at random until it
+    has trained on 100 measured programs, TVM's warm-up), for ``rest`` more programs:
     ``commit`` (a ``CommitNew`` callback) records what it measures. ``tools`` is ``(builder,
     runner, database)``."""
     from tvm.s_tir import meta_schedule as ms
