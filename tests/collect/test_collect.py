@@ -13,7 +13,7 @@ import pytest
 from tvm.s_tir import meta_schedule as ms
 
 from tvm_gnn.collect import CollectConfig, collect_network
-from tvm_gnn.dataset import dbfile
+from tvm_gnn.dataset import dbfile, read_exhausted
 from tvm_gnn.measure.runner import make_runner
 
 from ..conftest import FAST_MEASURE, _db_folder, _tiny_task
@@ -233,7 +233,6 @@ def test_a_short_small_space_is_measured_whole_and_marked_exhausted(
     import tvm_ffi
 
     from tvm_gnn.collect import records, task
-    from tvm_gnn.dataset import read_exhausted
 
     monkeypatch.setattr(task, "EVOLUTION_ROUNDS", 0)  # as if the search found nothing new
     name, mod, _ = _pool_task()
@@ -252,6 +251,26 @@ def test_a_short_small_space_is_measured_whole_and_marked_exhausted(
     dropped = {draws[0][0], draws[-1][0]}  # as if two of them had not been measured yet
     found = task.unrecorded_draws(mod, llvm_target, workload, keys[shash] - dropped, 512, 7)
     assert {k for k, _ in found} == dropped
+
+
+def test_uniform_draws_only_run_no_search_and_still_mark_a_small_space_exhausted(
+    tmp_path, llvm_target, monkeypatch
+):
+    """``uniform_fraction=1``: repeated draws leave a small space short, and the further uniform
+    draws, not a search, measure the rest and mark it exhausted."""
+    from tvm_gnn.collect import task
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("uniform_fraction=1 ran an evolutionary search")
+
+    monkeypatch.setattr(task, "_search", no_search)
+    name, mod, _ = _pool_task()
+    cfg = CollectConfig(trials_per_task=64, uniform_fraction=1.0, batch_size=16)
+    got = collect_network(
+        "p", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[(name, mod, 1)], progress=False
+    )
+    assert 1 < got["records"] < 64 and got["failed"] == 0
+    assert len(read_exhausted(_db_folder(tmp_path, "p"))) == 1
 
 
 def test_a_program_the_database_holds_is_measured_but_not_recorded_again(

@@ -9,11 +9,12 @@ For each task of a network, ``trials_per_task`` candidates are measured:
 2. the rest proposed by MetaSchedule's evolutionary search. Its XGBModel is new to each search and
    scores at random until it has trained on 100 measured programs (TVM's warm-up), more than a
    task's search measures, so in latency these records are another uniform sample
-   (``benchmarks/search_half.py``); ``uniform_fraction=1`` measures uniform draws only, the search
-   then replacing only records that failed;
-3. if the task is still short, ``EXHAUST_DRAWS`` more uniform draws: they measure the programs the
-   search missed, or, finding none unrecorded, mark the design space exhausted (a small space's
-   search keeps re-proposing recorded programs and never proves it is done).
+   (``benchmarks/search_half.py``); ``uniform_fraction=1`` measures uniform draws only, with no
+   search;
+3. if the task is still short (repeated draws, failed records, a search that ran out),
+   ``EXHAUST_DRAWS`` more uniform draws: they measure the programs missing, or, finding too few
+   unrecorded, mark the design space exhausted (a small space's search keeps re-proposing
+   recorded programs and never proves it is done).
 
 With ``wide_spread`` set, a task whose first ``trials_per_task`` valid latencies spread by at
 least that ratio (90th percentile over 10th, :func:`config.latency_spread`) is measured the same

@@ -102,11 +102,12 @@ class _Task:
                 self.bar.update(len(batch))
 
     def fill(self, want: int, stage: int) -> bool:
-        """Measure up to ``want`` valid records: uniform samples, then evolutionary search, then
-        uniform draws to finish. ``stage`` 0 is the task's first ``trials_per_task``, stage 1 the
-        records a wide spread adds; each stage draws and searches from seeds of its own, so a
-        stage does not re-propose what the one before measured. Returns whether the design space
-        turned out to be exhausted (marked so in the folder's ``exhausted.json``)."""
+        """Measure up to ``want`` valid records: uniform samples, then evolutionary search
+        (none with ``uniform_fraction`` 1), then uniform draws to finish. ``stage`` 0 is the
+        task's first ``trials_per_task``, stage 1 the records a wide spread adds; each stage
+        draws and searches from seeds of its own, so a stage does not re-propose what the one
+        before measured. Returns whether the design space turned out to be exhausted (marked so
+        in the folder's ``exhausted.json``)."""
         cfg, seed = self.cfg, self.cfg.seed
         n_uniform = round(want * cfg.uniform_fraction)
         first = stage * (EVOLUTION_ROUNDS + 1)  # this stage's first search index
@@ -119,8 +120,9 @@ class _Task:
                 seed=seed * 7919 + self.index,
             )  # fmt: skip
             self.measure(todo[: (n_uniform if not stage else want) - have])
-        # 2. evolutionary search for the rest, into the same database
-        exhausted = self.evolve(want - len(self.latencies), first)
+        # 2. evolutionary search for the rest, into the same database; with uniform draws only,
+        # none: what repeated draws and failures leave short, step 3's draws make up
+        exhausted = cfg.uniform_fraction < 1 and self.evolve(want - len(self.latencies), first)
         # 3. still short: many uniform draws find what the search missed, or show there is none
         if not exhausted and len(self.latencies) < want:
             rest = want - len(self.latencies)
