@@ -28,7 +28,7 @@ from pathlib import Path
 
 #: the phases, in the order they are printed
 PHASES = (
-    "evolutionary search (MetaSchedule's, guided by XGBModel)",
+    "evolutionary search (MetaSchedule's; XGBModel in its warm-up)",
     "building the search's candidates",
     "running the search's candidates",
     "building uniform samples",

@@ -5,7 +5,7 @@ databases.
 For each task of a network, ``trials_per_task`` candidates are measured:
 
 1. a ``uniform_fraction`` of them sampled uniformly from MetaSchedule's design space (random
-   decisions, post-processed), which covers the slow end of the latency range;
+   decisions, post-processed), from the slowest programs to the fastest;
 2. the rest proposed by MetaSchedule's evolutionary search. Its XGBModel is new to each search and
    scores at random until it has trained on 100 measured programs (TVM's warm-up), more than a
    task's search measures, so in latency these records are another uniform sample
