@@ -294,7 +294,7 @@ def warm_cache(args) -> None:
     from tvm_gnn import dataset as data
     from tvm_gnn.measure.networks import HELD_OUT
 
-    hardware = runs_hardware(args)
+    hardware = args.hardware  # resolved once, by main
     nets = data.training_networks(args.data, hardware, set(HELD_OUT))
     info = records_of_info(args)
     snapshot = info["train_records"] if info else None
@@ -514,9 +514,10 @@ def main(argv=None) -> int:
         parser.error("--jobs must be at least 1")
     if not Path(args.data).is_dir():
         parser.error(f"no dataset folder {args.data}")
+    args.hardware = None  # the folder the runs read, resolved before anything is featurized
     if not args.report_only:
-        try:  # the folder the runs read, checked before anything is featurized or trained
-            runs_hardware(args)
+        try:
+            args.hardware = runs_hardware(args)
         except ValueError as err:
             parser.error(f"{err} (give it as --train-args --hardware NAME)")
 
