@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tvm_gnn.nn.config import VAL_FRACTION
+
 
 def _val_split(path: Path, data: str, cache_dir: str):
     """The checkpoint's validation graphs (labelled, merged as training merged them) and the
@@ -41,8 +43,8 @@ def _val_split(path: Path, data: str, cache_dir: str):
         data, featurizer, cache_dir, False, info["hardware"], nets, snapshot
     )
     graphs, samples = _merge_programs(graphs, samples)
-    seed, fraction = info["train_config"]["seed"], 0.15  # train_on_dataset's val_fraction
-    _, val_idx = dataset.split(samples, "workload", None, seed, fraction)
+    seed = info["train_config"]["seed"]
+    _, val_idx = dataset.split(samples, "workload", None, seed, VAL_FRACTION)
     labelled = label_graphs(graphs, [s.shash for s in samples])
     return model, info, [labelled[i] for i in val_idx], [samples[i] for i in val_idx]
 

@@ -17,6 +17,7 @@ import torch
 
 from . import dataset
 from .measure.networks import HELD_OUT
+from .nn.config import VAL_FRACTION
 from .nn.model import GNN, default_gnn
 from .nn.schema import FeaturizerConfig
 from .nn.training import History, TrainConfig, fit, label_graphs
@@ -42,7 +43,7 @@ def train_on_dataset(
     embedding: str = "fasttext",
     gnn_overrides: dict | None = None,
     config: TrainConfig | None = None,
-    val_fraction: float = 0.15,
+    val_fraction: float = VAL_FRACTION,
     featurizer=None,
     cache_dir=".cache/graphs",
     progress: bool = False,

@@ -5,34 +5,47 @@ sweep (``benchmarks/validation_sweep.py``) compares."""
 from __future__ import annotations
 
 import argparse
+from dataclasses import fields
 
+from ..nn.config import CONVS, EMBEDDINGS, TOPK_AT, GNNConfig
 from ..nn.schema import NUM_BASE_FEATURES, NUM_FEATURES
 from .common import fraction, positive_int
+
+#: GNNConfig's defaults (the shipped weights' shape): the options' defaults
+SHIPPED = {f.name: f.default for f in fields(GNNConfig) if f.name != "num_node_types"}
 
 
 def add_options(p) -> None:
     p.add_argument(
         "--embedding",
-        choices=("fasttext", "learned"),
-        default="fasttext",
-        help="node-type embedding (default: fasttext, frozen)",
+        choices=EMBEDDINGS,
+        default=SHIPPED["embedding"],
+        help="node-type embedding: fasttext (frozen vectors) or learned (default: %(default)s)",
     )
-    p.add_argument("--no-topk", action="store_true", help="no TopK pooling (ablation)")
+    p.add_argument(
+        "--topk",
+        action=argparse.BooleanOptionalAction,
+        default=SHIPPED["topk"],
+        help="TopK pooling; --no-topk keeps every node (ablation) (default: %(default)s)",
+    )
     p.add_argument(
         "--topk-at",
-        choices=("every", "last"),
-        default="last",
+        choices=TOPK_AT,
+        default=SHIPPED["topk_at"],
         help="TopK pooling once after the last message-passing layer, or after every "
-        "one (default: last)",
+        "one (default: %(default)s)",
     )
     p.add_argument(
         "--pool-ratio",
         type=fraction,
-        default=0.8,
-        help="share of nodes each TopK pooling keeps, in (0, 1] (default: 0.8)",
+        default=SHIPPED["pool_ratio"],
+        help="share of nodes each TopK pooling keeps, in (0, 1] (default: %(default)s)",
     )
     p.add_argument(
-        "--no-norm", action="store_true", help="no feature / layer normalization (ablation)"
+        "--norm",
+        action=argparse.BooleanOptionalAction,
+        default=SHIPPED["norm"],
+        help="feature and layer normalization; --no-norm for the ablation (default: %(default)s)",
     )
     p.add_argument(
         "--reuse-features",
@@ -42,34 +55,45 @@ def add_options(p) -> None:
         "featurizer takes ~9%% longer; docs/featurizer.md)",
     )
     p.add_argument(
-        "--hidden", type=positive_int, default=32, help="message-passing width (default: 32)"
+        "--hidden",
+        type=positive_int,
+        default=SHIPPED["hidden"],
+        help="message-passing width (default: %(default)s)",
     )
     p.add_argument(
-        "--layers", type=positive_int, default=3, help="message-passing layers (default: 3)"
+        "--layers",
+        type=positive_int,
+        default=SHIPPED["num_layers"],
+        help="message-passing layers (default: %(default)s)",
     )
     p.add_argument(
         "--conv",
-        choices=("graph", "relational"),
-        default="relational",
+        choices=CONVS,
+        default=SHIPPED["conv"],
         help="message passing: relational (a weight per edge type: syntax tree down and "
-        "up, def-use and use-def; default, as the shipped weights) or graph (GraphConv, "
-        "every edge alike)",
+        "up, def-use and use-def) or graph (GraphConv, every edge alike) (default: "
+        "%(default)s)",
     )
-    p.add_argument("--residual", action="store_true", help="add each layer's input to its output")
+    p.add_argument(
+        "--residual",
+        action=argparse.BooleanOptionalAction,
+        default=SHIPPED["residual"],
+        help="add each layer's input to its output (default: %(default)s)",
+    )
     p.add_argument(
         "--compare",
         action=argparse.BooleanOptionalAction,
-        default=True,
+        default=SHIPPED["compare"],
         help="the head also sees each candidate's readout minus the mean of its workload's "
         "set (training: the workload's graphs in a batch; predict: the first set of the "
-        "workload scored since the last update); on by default, as in the shipped weights",
+        "workload scored since the last update) (default: %(default)s)",
     )
 
 
 def gnn_overrides(args) -> dict:
     """The ``GNNConfig`` fields the options set."""
     return {
-        "topk": not args.no_topk,
+        "topk": args.topk,
         "topk_at": args.topk_at,
         "pool_ratio": args.pool_ratio,
         "hidden": args.hidden,
@@ -77,6 +101,6 @@ def gnn_overrides(args) -> dict:
         "conv": args.conv,
         "residual": args.residual,
         "compare": args.compare,
-        "norm": not args.no_norm,
+        "norm": args.norm,
         "num_features": NUM_FEATURES if args.reuse_features else NUM_BASE_FEATURES,
     }

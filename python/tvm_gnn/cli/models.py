@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from ..nn.config import LOSSES, VAL_FRACTION, TrainConfig, default
 from ..nn.schema import FeaturizerConfig
 from . import architecture
 from .common import (
@@ -20,6 +21,11 @@ from .common import (
 )
 
 
+def _shipped(name: str):
+    """``TrainConfig``'s default of ``name``: the shipped recipe's."""
+    return default(TrainConfig, name)
+
+
 # -- train -------------------------------------------------------------------------------------
 def train_featurizer(args):
     """The ``FeaturizerConfig`` that ``tvm-gnn train`` builds its graphs with, from its options."""
@@ -30,7 +36,6 @@ def cmd_train(args) -> int:
     """Train the GNN on the dataset's training networks (held-out networks are never read)."""
     from .. import dataset
     from ..nn import checkpoint
-    from ..nn.training import TrainConfig
     from ..train import plot_history, train_on_dataset
 
     config = TrainConfig(
@@ -121,42 +126,50 @@ def _train_parser(sub) -> None:
         help="loss-curve PNG (default: the checkpoint's name + -loss.png)",
     )
     architecture.add_options(p)
-    p.add_argument("--epochs", type=positive_int, default=60, help="at most (default: 60)")
+    p.add_argument(
+        "--epochs",
+        type=positive_int,
+        default=_shipped("epochs"),
+        help="at most (default: %(default)s)",
+    )
     p.add_argument(
         "--patience",
         type=positive_int,
-        default=12,
-        help="epochs without validation gain before stopping (default: 12)",
+        default=_shipped("patience"),
+        help="epochs without validation gain before stopping (default: %(default)s)",
     )
     p.add_argument(
-        "--batch-size", type=positive_int, default=32, help="graphs per step (default: 32)"
+        "--batch-size",
+        type=positive_int,
+        default=_shipped("batch_size"),
+        help="graphs per step (default: %(default)s)",
     )
     p.add_argument(
         "--lr",
         type=number_in(0.0, math.inf, high_open=True),
-        default=3e-3,
-        help="Adam learning rate (default: 3e-3)",
+        default=_shipped("lr"),
+        help="Adam learning rate (default: %(default)s)",
     )
     p.add_argument(
         "--mse-weight",
         type=non_negative,
-        default=0.5,
+        default=_shipped("mse_weight"),
         help="weight of the regression term beside the pairwise ranking "
-        "loss; 0 for ranking alone (default: 0.5)",
+        "loss; 0 for ranking alone (default: %(default)s)",
     )
     p.add_argument(
         "--loss",
-        choices=("ranknet", "lambdarank"),
-        default="lambdarank",
+        choices=LOSSES,
+        default=_shipped("loss"),
         help="pairwise ranking term: lambdarank weighs each pair of a workload by the NDCG "
         "change of swapping it, so the fast end of the ranking counts most; ranknet "
-        "weighs every pair alike (default: lambdarank, as the shipped weights, chosen "
-        "on the validation split: docs/results.md)",
+        "weighs every pair alike (default: %(default)s, chosen on the validation split: "
+        "docs/results.md)",
     )
     p.add_argument(
         "--label-noise",
         metavar="SIGMA",
-        default=0.0,
+        default=_shipped("label_noise"),
         type=non_negative,
         help="standard deviation of a measured log latency (benchmarks/noise_ceiling.py "
         "estimates it): each pair's target becomes the probability that its "
@@ -166,7 +179,7 @@ def _train_parser(sub) -> None:
     p.add_argument(
         "--aux-store-features",
         metavar="WEIGHT",
-        default=0.0,
+        default=_shipped("aux_weight"),
         type=non_negative,
         help="weight of a second training target: the GNN also predicts each program's "
         "per-store features (what TVM's XGBModel reads, extracted with TVM and cached "
@@ -176,8 +189,8 @@ def _train_parser(sub) -> None:
     p.add_argument(
         "--val-fraction",
         type=number_in(0.0, 1.0, high_open=True),
-        default=0.15,
-        help="share of training workloads held out for early stopping (default: 0.15)",
+        default=VAL_FRACTION,
+        help="share of training workloads held out for early stopping (default: %(default)s)",
     )
     p.add_argument(
         "--records-of",
@@ -202,11 +215,14 @@ def _train_parser(sub) -> None:
         "the same whatever N (default: every core this process may use)",
     )
     p.add_argument(
-        "--seed", type=int, default=0, help="split, initialization and shuffling seed (default: 0)"
+        "--seed",
+        type=int,
+        default=_shipped("seed"),
+        help="split, initialization and shuffling seed (default: %(default)s)",
     )
     p.add_argument(
         "--device",
-        default="cpu",
+        default=_shipped("device"),
         type=device,
         help="torch device to train on: cpu, whose weights repeat bit for bit under "
         "--seed, or cuda (a GPU), whose runs differ in the last bits from run to "

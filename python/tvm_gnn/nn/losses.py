@@ -18,12 +18,7 @@ from __future__ import annotations
 
 import torch
 
-LOSSES = ("ranknet", "lambdarank")  # the pairwise terms of ranking_loss; `tvm-gnn train --loss`
-
-
-def check_loss(loss: str) -> None:
-    if loss not in LOSSES:
-        raise ValueError(f"unknown loss {loss!r}; choose one of {', '.join(LOSSES)}")
+from .config import check_loss
 
 
 def ranking_loss(

@@ -1,5 +1,6 @@
 # Licensed under the Apache License, Version 2.0.
-"""The GNN: node-type embedding + numeric features -> 3x GraphConv, TopK pooling -> MLP head.
+"""The GNN: node-type embedding + numeric features -> 3 message-passing layers, TopK pooling -> MLP
+head. The defaults of :class:`GNNConfig` are the shipped weights' shape.
 
 ``conv="relational"`` makes the edge type enter every layer (one weight per edge type, PyG's
 ``RGCNConv`` with summed messages: GraphConv per edge type), and ``residual`` adds each layer's
@@ -15,8 +16,6 @@ Imports no ``tvm``: it works on ``torch_geometric`` batches, so it trains and te
 from __future__ import annotations
 
 import contextlib
-from dataclasses import asdict, dataclass, fields
-from typing import Literal
 
 import torch
 from torch import nn
@@ -29,77 +28,9 @@ from torch_geometric.nn import (
 )
 from torch_geometric.utils import scatter
 
-from .schema import NUM_BASE_FEATURES, NUM_EDGE_TYPES, NUM_FEATURES
+from .config import GNNConfig
+from .schema import NUM_EDGE_TYPES
 from .vectors import load_vectors
-from .vocab import NODE_TYPES
-
-EMBEDDINGS = ("fasttext", "learned")
-TOPK_AT = ("every", "last")
-CONVS = ("graph", "relational")
-
-
-@dataclass(frozen=True)
-class GNNConfig:
-    """Shape of the network. Stored in every checkpoint."""
-
-    num_node_types: int  # size of the node-type vocabulary (tvm_gnn.nn.vocab.NODE_TYPES)
-    # numeric features per node: the featurizer's first num_features columns (NUM_BASE_FEATURES,
-    # or NUM_FEATURES with the footprint and reuse columns)
-    num_features: int
-    # "fasttext": frozen vectors trained on node-type walks; "learned": a trainable nn.Embedding.
-    embedding: Literal["fasttext", "learned"] = "fasttext"
-    embed_dim: int = 32  # node-type embedding width (the FastText vector size)
-    hidden: int = 32  # width of the message-passing layers (64 halves inference speed)
-    num_layers: int = 3  # GraphConv layers
-    topk: bool = True  # TopKPooling; False keeps every node (ablation)
-    # "last": one TopKPooling, after the last GraphConv, so every message passing sees the whole
-    # program; "every": one after each GraphConv (hierarchical pooling, checkpoints before
-    # topk_at existed). Chosen on the validation split: docs/results.md, "Where TopK pools".
-    topk_at: Literal["every", "last"] = "last"
-    pool_ratio: float = 0.8  # fraction of nodes each TopKPooling keeps
-    head_hidden: int = 64  # width of the MLP head
-    dropout: float = 0.1  # dropout in the head, training only
-    # BatchNorm on the numeric node features and LayerNorm after each message passing: the raw
-    # features sit at very different scales (0/1 flags next to log2 trip counts near 20).
-    norm: bool = True
-    # "graph": GraphConv, every edge alike; "relational": a weight per edge type (RGCNConv, sum)
-    conv: Literal["graph", "relational"] = "graph"
-    residual: bool = False  # h + layer(h): deeper stacks
-    compare: bool = False  # the head also sees readout - the mean readout of the workload's set
-    # > 0: an auxiliary head predicts this many per-program targets from the readout (TVM's
-    # per-store features, tvm_gnn.dataset.store_features), in training only; never run to score
-    aux_dim: int = 0
-
-    def __post_init__(self):
-        if self.embedding not in EMBEDDINGS:
-            raise ValueError(f"unknown embedding {self.embedding!r}; choose one of {EMBEDDINGS}")
-        if self.conv not in CONVS:
-            raise ValueError(f"unknown conv {self.conv!r}; choose one of {CONVS}")
-        if self.topk_at not in TOPK_AT:
-            raise ValueError(f"unknown topk_at {self.topk_at!r}; choose one of {TOPK_AT}")
-        if not 0.0 < self.pool_ratio <= 1.0:
-            raise ValueError(f"pool_ratio must be in (0, 1], got {self.pool_ratio}")
-        if self.aux_dim < 0:
-            raise ValueError(f"aux_dim must be at least 0, got {self.aux_dim}")
-        if self.num_layers < 1:
-            raise ValueError(f"num_layers must be at least 1, got {self.num_layers}")
-        if not 0 < self.num_features <= NUM_FEATURES:
-            raise ValueError(
-                f"num_features must be in 1..{NUM_FEATURES}, the featurizer's "
-                f"columns; got {self.num_features} (more: a newer tvm_gnn's model)"
-            )
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> GNNConfig:
-        d = {"topk_at": "every", **d}  # written before topk_at existed: TopK after every layer
-        known = {f.name for f in fields(cls)}
-        unknown = set(d) - known
-        if unknown:
-            raise ValueError(f"unknown GNNConfig fields {sorted(unknown)}")
-        return cls(**d)
 
 
 class GNN(nn.Module):
@@ -258,8 +189,7 @@ def _conv(c: GNNConfig) -> nn.Module:
 
 def default_gnn(embedding: str = "fasttext", **overrides) -> GNN:
     """A freshly initialized GNN; FastText vectors from the package for ``embedding="fasttext"``."""
-    overrides.setdefault("num_features", NUM_BASE_FEATURES)
-    config = GNNConfig(num_node_types=len(NODE_TYPES), embedding=embedding, **overrides)
+    config = GNNConfig(embedding=embedding, **overrides)
     vectors = None
     if embedding == "fasttext":
         vectors = torch.from_numpy(load_vectors())

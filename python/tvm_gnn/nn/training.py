@@ -17,7 +17,8 @@ import numpy as np
 import torch
 from torch_geometric.data import Batch, Data
 
-from .losses import check_loss, ranking_loss
+from .config import TrainConfig
+from .losses import ranking_loss
 from .metrics import mean_top1, pairwise_accuracy
 from .model import GNN, exact_arithmetic
 
@@ -40,40 +41,6 @@ def check_device(device: str) -> torch.device:
     if dev.type not in ("cpu", "cuda"):
         raise ValueError(f"device {device!r}: training runs on cpu or cuda")
     return dev
-
-
-@dataclass(frozen=True)
-class TrainConfig:
-    """Optimization settings."""
-
-    epochs: int = 60  # passes over the training graphs, at most
-    batch_size: int = 32  # graphs per step (small: a few thousand graphs need many steps)
-    lr: float = 3e-3  # Adam learning rate
-    weight_decay: float = 1e-5  # Adam weight decay
-    mse_weight: float = 0.5  # weight of the regression term next to the ranking term
-    loss: str = "ranknet"  # pairwise term: "ranknet" (pairs alike) or "lambdarank" (NDCG-weighted)
-    label_noise: float = 0.0  # sd of a measured log latency; > 0 softens the pairs' targets
-    # weight of the auxiliary regression (the model's aux_head on the graphs' ``aux`` rows, mean
-    # squared error over their finite entries); 0: no auxiliary target
-    aux_weight: float = 0.0
-    # relational layers in PyG RGCNConv's own arithmetic, as the shipped weights were trained
-    # (a seed repeats them bit for bit); False: RelationalConv's faster summation order
-    exact: bool = True
-    patience: int = 12  # epochs without validation improvement before stopping
-    max_seconds: float | None = None  # wall-clock budget (online retraining keeps it small)
-    seed: int = 0  # shuffling and initialization seed
-    # "cpu" (bit-for-bit repeatable under a seed) or "cuda" (docs/benchmarks.md times both; at
-    # this model's size a GPU is no faster than 16 CPU threads). CUDA's scatter kernels add in no
-    # fixed order, so two runs differ in the last bits and then in which epoch early stopping keeps
-    device: str = "cpu"
-
-    def __post_init__(self):
-        check_loss(self.loss)
-        check_device(self.device)
-        if not (math.isfinite(self.label_noise) and self.label_noise >= 0):
-            raise ValueError(f"label_noise must be a finite number >= 0, got {self.label_noise}")
-        if not (math.isfinite(self.aux_weight) and self.aux_weight >= 0):
-            raise ValueError(f"aux_weight must be a finite number >= 0, got {self.aux_weight}")
 
 
 @dataclass
