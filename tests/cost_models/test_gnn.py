@@ -280,3 +280,24 @@ def test_a_compare_model_scores_a_round_against_its_first_set(conv_candidates, t
     assert np.abs(own_set - first[8:20]).max() > 1e-4  # the reference set matters
     model.update(ctx, cands[:2], _results(2))  # a new round (no retrain): a new reference
     np.testing.assert_allclose(model.predict(ctx, cands[8:20]), own_set, rtol=1e-5, atol=1e-6)
+
+
+def test_the_online_update_trains_with_its_named_settings_only():
+    """ONLINE_TRAIN names every TrainConfig field (none left to the offline recipe's defaults),
+    and a GNNModel updates with it unless given another."""
+    import ast
+    import dataclasses
+    import inspect
+
+    from tvm_gnn.cost_models import gnn
+    from tvm_gnn.nn.config import TrainConfig
+
+    call = next(
+        n.value
+        for n in ast.walk(ast.parse(inspect.getsource(gnn)))
+        if isinstance(n, ast.Assign) and [t.id for t in n.targets] == ["ONLINE_TRAIN"]
+    )
+    named = {k.arg for k in call.keywords}
+    assert named == {f.name for f in dataclasses.fields(TrainConfig)}
+    assert gnn.ONLINE_TRAIN.loss == "ranknet" != TrainConfig().loss  # an explicit choice
+    assert GNNModel().train_config is gnn.ONLINE_TRAIN

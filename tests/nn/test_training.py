@@ -61,6 +61,7 @@ def _synthetic(n_graphs=48, seed=0):
             x=torch.randn(n, graph.NUM_FEATURES, generator=gen),
             node_type=torch.randint(0, len(NODE_TYPES), (n,), generator=gen),
             edge_index=torch.cat([edges, edges.flip(0)], 1),
+            edge_type=torch.randint(0, 4, (2 * (n - 1),), generator=gen),  # relational layers
             y=torch.tensor(n / 60.0),
             group=torch.tensor(i % 2),
         )

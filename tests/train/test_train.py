@@ -149,3 +149,18 @@ def test_the_auxiliary_store_feature_target_trains_its_head(small_dataset, train
     plain, _, _ = checkpoint.load(trained["gnn"])
     assert not torch.equal(model.inp.weight, plain.inp.weight)
     assert all(torch.isfinite(p).all() for p in model.parameters())
+
+
+def test_train_on_dataset_with_only_the_data_trains_the_shipped_recipe(small_dataset):
+    """The recipe lives in the library: called from Python with nothing but the data (and
+    where to cache its graphs), training builds and trains what the shipped checkpoint records."""
+    from tvm_gnn.resources import PRETRAINED
+    from tvm_gnn.train import train_on_dataset
+
+    shipped, featurizer, info = checkpoint.load(PRETRAINED)
+    run = train_on_dataset(small_dataset, cache_dir=small_dataset / "cache")
+    assert run.model.config == shipped.config
+    assert run.featurizer == featurizer
+    recorded = info["train_config"]
+    assert {k: run.info["train_config"][k] for k in recorded} == recorded
+    assert run.info["train_networks"] == ["resnet50"]  # resnet18 is one of the held-out three
