@@ -31,7 +31,7 @@ from scipy.sparse.csgraph import breadth_first_order, shortest_path
 
 from tvm_gnn.cli.common import hardware_args, resolved_hardware
 from tvm_gnn.dataset import graphs as dataset_graphs
-from tvm_gnn.measure.networks import HELD_OUT
+from tvm_gnn.dataset.splits import HELD_OUT
 from tvm_gnn.nn.vocab import type_index
 
 #: layer counts whose reach the table reports

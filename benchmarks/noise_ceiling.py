@@ -31,7 +31,7 @@ import numpy as np
 from tvm_gnn import dataset as data
 from tvm_gnn import report
 from tvm_gnn.cli.common import hardware_args, resolved_hardware
-from tvm_gnn.measure.networks import HELD_OUT
+from tvm_gnn.dataset.splits import HELD_OUT
 from tvm_gnn.nn.metrics import pairwise_accuracy, topk_score
 
 ROOT = Path(__file__).resolve().parent.parent

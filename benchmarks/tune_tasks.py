@@ -135,7 +135,7 @@ def held_out_workloads(data: Path, hardware: str, networks=None) -> list[dict]:
     from tvm_gnn import dataset
     from tvm_gnn.dataset import dbfile
     from tvm_gnn.dataset.layout import open_db_folder
-    from tvm_gnn.measure.networks import HELD_OUT
+    from tvm_gnn.dataset.splits import HELD_OUT
 
     seen: dict[str, dict] = {}
     for net in networks or HELD_OUT:
@@ -174,7 +174,7 @@ def dev_networks(data: Path, hardware: str, trained_on) -> list[str]:
     compared on their tasks. A network collected later does not join, so runs made in different
     sessions compare the same tasks."""
     from tvm_gnn.dataset.layout import network_folders
-    from tvm_gnn.measure.networks import HELD_OUT
+    from tvm_gnn.dataset.splits import HELD_OUT
 
     nets = {net for hw, net, _ in network_folders(data) if hw == hardware}
     dev = sorted(nets.intersection(DEV_NETWORKS) - set(trained_on) - set(HELD_OUT))

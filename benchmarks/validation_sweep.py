@@ -1,17 +1,19 @@
 # Licensed under the Apache License, Version 2.0.
-"""GNN variants compared on the validation split: the table that decides what `tvm-gnn train` ships.
+"""GNN variants compared on the validation split: the table that decides what the library ships.
 
-Each variant is a set of ``tvm-gnn train`` options. Every (variant, seed) trains once on the
-dataset's training networks (held-out networks are never read) and keeps, at the epoch early
-stopping chose, the validation split's pairwise accuracy and top-1 (``metrics.mean_top1``: the
-model's pick's share of each workload's best throughput, averaged over workloads). Each seed
-draws its own validation split (15% of the training workloads) as well as its own
-initialization, so compare rows within a seed's column, and means across seeds.
+Each variant is a change to the library's configs (``GNNConfig``, ``TrainConfig``,
+``FeaturizerConfig``) on top of :data:`BASE`. Every (variant, seed) trains once on the dataset's
+training networks (held-out networks are never read) through
+:func:`tvm_gnn.train.train_to_checkpoint` and keeps, at the epoch early stopping chose, the
+validation split's pairwise accuracy and top-1 (``metrics.mean_top1``: the model's pick's share
+of each workload's best throughput, averaged over workloads). Each seed draws its own validation
+split (15% of the training workloads) as well as its own initialization, so compare rows within a
+seed's column, and means across seeds.
 
 Every run writes ``RUNS/<variant>-seed<k>.json`` (and its checkpoint and loss curve beside it);
 a run whose JSON matches the dataset's contents (with ``--records-of``, those of the networks it
-reads), the featurizer version and the variant's options is not repeated, so the sweep resumes
-after a kill (a run killed halfway starts over). The table goes into
+reads), the run's full configs (its ``recipe``) and the device is not repeated, so the sweep
+resumes after a kill (a run killed halfway starts over). The table goes into
 ``docs/results.md`` (a generated section) and the runs' numbers into
 ``benchmarks/results/validation_sweep.json``, where they replace the same (variant, seed) and
 keep every other run's.
@@ -27,113 +29,124 @@ database files' contents, so it can be copied to a GPU machine along with the da
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import hashlib
 import json
-import os
-import subprocess
+import multiprocessing
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
-from tvm_gnn import report
-from tvm_gnn.cli import build_parser, train_featurizer
+from tvm_gnn import atomic, report
 from tvm_gnn.measure.hardware import usable_cores
-from tvm_gnn.nn.schema import FeaturizerConfig
+from tvm_gnn.nn.config import GNNConfig, TrainConfig
+from tvm_gnn.nn.schema import NUM_FEATURES, FeaturizerConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "validation-sweep"
 
-#: the options every variant starts from: `tvm-gnn train`'s defaults when the sweep began
-#: (GraphConv, RankNet, no comparing). The defaults now follow the shipped weights, so the sweep
-#: passes these first, and each variant's options (the runs' key) keep their recorded meaning.
-BASE = ["--conv", "graph", "--loss", "ranknet", "--no-compare"]
+#: what every variant changes first: the recipe when the sweep began (GraphConv, RankNet, no
+#: comparing), so that each variant's name keeps its recorded meaning. The library's defaults are
+#: the shipped recipe, "lambdarank-relational-compare" here.
+BASE = {"gnn": {"conv": "graph", "compare": False}, "train": {"loss": "ranknet"}}
 
-#: variant name -> `tvm-gnn train` options (on top of BASE, which "default" keeps)
+
+def _v(gnn=None, train=None, reuse=False, lambdarank=True) -> dict:
+    """A variant: ``GNNConfig`` and ``TrainConfig`` fields on top of BASE, LambdaRank unless
+    ``lambdarank`` is False, and the footprint and reuse columns with ``reuse``."""
+    train = {**({"loss": "lambdarank"} if lambdarank else {}), **(train or {})}
+    gnn = {**(gnn or {}), **({"num_features": NUM_FEATURES} if reuse else {})}
+    return {"gnn": gnn, "train": train, "featurizer": {"reuse": True} if reuse else {}}
+
+
+REL = {"conv": "relational"}
+REL_CMP = {"conv": "relational", "compare": True}
+#: variant name -> its changes to BASE
 VARIANTS = {
-    "default": [],
-    "no-topk": ["--no-topk"],
-    "topk-every-0.5": ["--topk-at", "every", "--pool-ratio", "0.5"],
-    "learned-emb": ["--embedding", "learned"],
-    "lambdarank": ["--loss", "lambdarank"],
-    "ranking-only": ["--mse-weight", "0"],
-    "hidden-64": ["--hidden", "64"],
+    "default": _v(lambdarank=False),
+    "no-topk": _v({"topk": False}, lambdarank=False),
+    "topk-every-0.5": _v({"topk_at": "every", "pool_ratio": 0.5}, lambdarank=False),
+    "learned-emb": _v({"embedding": "learned"}, lambdarank=False),
+    "lambdarank": _v(),
+    "ranking-only": _v(train={"mse_weight": 0.0}, lambdarank=False),
+    "hidden-64": _v({"hidden": 64}, lambdarank=False),
     # LambdaRank (what the shipped weights use) combined with the open questions above
-    "lambdarank-no-topk": ["--loss", "lambdarank", "--no-topk"],
-    "lambdarank-learned-emb": ["--loss", "lambdarank", "--embedding", "learned"],
-    "lambdarank-hidden-64": ["--loss", "lambdarank", "--hidden", "64"],
-    # issue 28's directions on top of the shipped recipe (LambdaRank)
-    "lambdarank-relational": ["--loss", "lambdarank", "--conv", "relational"],
-    "lambdarank-layers-6-residual": ["--loss", "lambdarank", "--layers", "6", "--residual"],
-    "lambdarank-compare": ["--loss", "lambdarank", "--compare"],
-    "lambdarank-relational-compare": ["--loss", "lambdarank", "--conv", "relational", "--compare"],
-    "lambdarank-relational-layers-6-residual": [
-        "--loss",
-        "lambdarank",
-        "--conv",
-        "relational",
-        "--layers",
-        "6",
-        "--residual",
-    ],
+    "lambdarank-no-topk": _v({"topk": False}),
+    "lambdarank-learned-emb": _v({"embedding": "learned"}),
+    "lambdarank-hidden-64": _v({"hidden": 64}),
+    # issue 28's directions on top of LambdaRank
+    "lambdarank-relational": _v(REL),
+    "lambdarank-layers-6-residual": _v({"num_layers": 6, "residual": True}),
+    "lambdarank-compare": _v({"compare": True}),
+    "lambdarank-relational-compare": _v(REL_CMP),  # the shipped recipe
+    "lambdarank-relational-layers-6-residual": _v({**REL, "num_layers": 6, "residual": True}),
     # the relational design's ablations and capacity (issue 28's direction 5)
-    "lambdarank-relational-learned-emb": [
-        "--loss",
-        "lambdarank",
-        "--conv",
-        "relational",
-        "--embedding",
-        "learned",
-    ],
-    "lambdarank-relational-no-topk": ["--loss", "lambdarank", "--conv", "relational", "--no-topk"],
-    "lambdarank-relational-hidden-64": [
-        "--loss",
-        "lambdarank",
-        "--conv",
-        "relational",
-        "--hidden",
-        "64",
-    ],
+    "lambdarank-relational-learned-emb": _v({**REL, "embedding": "learned"}),
+    "lambdarank-relational-no-topk": _v({**REL, "topk": False}),
+    "lambdarank-relational-hidden-64": _v({**REL, "hidden": 64}),
     # the same two ablations of relational message passing with candidates compared
-    "lambdarank-relational-compare-learned-emb": [
-        "--loss",
-        "lambdarank",
-        "--conv",
-        "relational",
-        "--compare",
-        "--embedding",
-        "learned",
-    ],
-    "lambdarank-relational-compare-no-topk": [
-        "--loss",
-        "lambdarank",
-        "--conv",
-        "relational",
-        "--compare",
-        "--no-topk",
-    ],
+    "lambdarank-relational-compare-learned-emb": _v({**REL_CMP, "embedding": "learned"}),
+    "lambdarank-relational-compare-no-topk": _v({**REL_CMP, "topk": False}),
     # issue 28's direction 4a: XGBModel's per-store features as a second training target
-    "lambdarank-relational-aux": [
-        "--loss",
-        "lambdarank",
-        "--conv",
-        "relational",
-        "--aux-store-features",
-        "0.5",
-    ],
-    "lambdarank-epochs-100": ["--loss", "lambdarank", "--epochs", "100"],
+    "lambdarank-relational-aux": _v(REL, {"aux_weight": 0.5}),
+    "lambdarank-epochs-100": _v(train={"epochs": 100}),
     # pair targets softened by the measurement noise benchmarks/noise_ceiling.py estimates
-    "lambdarank-label-noise": ["--loss", "lambdarank", "--label-noise", "0.17"],
+    "lambdarank-label-noise": _v(train={"label_noise": 0.17}),
     # the buffer accesses' footprint and reuse columns (featurizer version 3)
-    "lambdarank-reuse": ["--loss", "lambdarank", "--reuse-features"],
+    "lambdarank-reuse": _v(reuse=True),
 }
 
 
-def featurizer_of(options: list[str]) -> FeaturizerConfig:
-    """The featurizer `tvm-gnn train` uses with these options (parsed as it parses them)."""
-    return train_featurizer(build_parser().parse_args(["train", *BASE, *options]))
+@dataclasses.dataclass(frozen=True)
+class Recipe:
+    """What one (variant, seed) trains: the library's configs."""
+
+    gnn: dict  # GNNConfig fields train_on_dataset overrides
+    train: TrainConfig
+    featurizer: FeaturizerConfig
+
+    def key(self, records_of: str | None) -> dict:
+        """What identifies the run's training (with its data and device): every config field
+        (the seed apart) and the ``--records-of`` checkpoint."""
+        train = {k: v for k, v in dataclasses.asdict(self.train).items() if k not in DEVICE_SEED}
+        gnn = GNNConfig(**self.gnn).to_dict()
+        return {
+            "gnn": gnn,
+            "train": train,
+            "featurizer": self.featurizer.version(),
+            "records_of": records_of,
+        }
+
+
+DEVICE_SEED = ("seed", "device")  # keyed apart: a result's own "seed" and "device"
+
+
+def recipe(variant: str, seed: int, device: str = "cpu", epochs: int | None = None) -> Recipe:
+    """The configs of ``variant`` (BASE, then its changes) for ``seed``; ``epochs`` caps them."""
+    change = VARIANTS[variant]
+    train = {**BASE["train"], **change["train"], "seed": seed, "device": device}
+    if epochs is not None:
+        train["epochs"] = epochs
+    return Recipe(
+        {**BASE["gnn"], **change["gnn"]},
+        TrainConfig(**train),
+        FeaturizerConfig(**change["featurizer"]),
+    )
+
+
+def base() -> str:
+    """BASE as ``field=value`` words."""
+    return " ".join(f"{k}={v}" for part in BASE.values() for k, v in part.items())
+
+
+def changes(variant: str) -> str:
+    """The variant's changes to BASE, as ``field=value`` words (the table's second column)."""
+    words = [f"{k}={v}" for part in ("gnn", "train") for k, v in VARIANTS[variant][part].items()]
+    return " ".join(w for w in words if not w.startswith("num_features=")) or "(BASE)"
 
 
 def data_fingerprint(data: Path, folders: list[str] | None = None) -> str:
@@ -150,29 +163,27 @@ def data_fingerprint(data: Path, folders: list[str] | None = None) -> str:
 
 
 def records_of_info(args) -> dict | None:
-    """The training record of the ``--records-of`` checkpoint in the train options (None
-    without one): the records every run trains on."""
+    """The training record of the ``--records-of`` checkpoint (None without one): the records
+    every run trains on."""
     from tvm_gnn.nn.checkpoint import read_info
 
-    records_of = build_parser().parse_args(["train", *args.train_args]).records_of
-    return read_info(records_of) if records_of else None
+    return read_info(args.records_of) if args.records_of else None
 
 
 def runs_hardware(args) -> str:
-    """The hardware folder the runs train on, resolved as ``tvm-gnn train`` resolves it from
-    the same options (``--hardware`` in the train options, else the ``--records-of``
-    checkpoint's, else the only folder or this machine's). ``ValueError`` where there is none."""
+    """The hardware folder the runs train on, resolved as training resolves it (``--hardware``,
+    else the ``--records-of`` checkpoint's, else the only folder or this machine's).
+    ``ValueError`` where there is none."""
     from tvm_gnn import dataset as data
 
-    chosen = build_parser().parse_args(["train", *args.train_args]).hardware
     info = records_of_info(args)
-    return data.resolve_hardware(args.data, chosen, info.get("hardware") if info else None)
+    return data.resolve_hardware(args.data, args.hardware, info.get("hardware") if info else None)
 
 
 def runs_fingerprint(args) -> str:
-    """What the runs' data is keyed by. With ``--records-of CHECKPOINT`` in the train options,
-    the folders of the networks that checkpoint was trained on (the runs read nothing else), so
-    that ``collect`` adding other networks leaves the finished runs valid; else all of it."""
+    """What the runs' data is keyed by. With ``--records-of CHECKPOINT``, the folders of the
+    networks that checkpoint was trained on (the runs read nothing else), so that ``collect``
+    adding other networks leaves the finished runs valid; else all of it."""
     info = records_of_info(args)
     if info is None:
         return data_fingerprint(Path(args.data))
@@ -181,40 +192,14 @@ def runs_fingerprint(args) -> str:
     )
 
 
-def train_command(args, variant: str, seed: int, runs: Path) -> list[str]:
-    stem = runs / f"{variant}-seed{seed}"
-    return [
-        sys.executable,
-        "-m",
-        "tvm_gnn.cli",
-        "train",
-        "--data",
-        str(args.data),
-        "--seed",
-        str(seed),
-        "--out",
-        f"{stem}.pt",
-        "--plot",
-        f"{stem}-loss.png",
-        "--cache-dir",
-        args.cache_dir,
-        "--device",
-        args.device,
-        "-q",
-        *BASE,
-        *VARIANTS[variant],
-        *args.train_args,
-    ]
-
-
 def finished(
     args, variant: str, seed: int, runs: Path, fingerprint: str, earlier=()
 ) -> dict | None:
-    """The result of (variant, seed) if a run on the same data, featurizer, options and device
-    finished (in ``runs``, else among ``earlier`` results, a sweep JSON's), else None."""
+    """The result of (variant, seed) if a run on the same data, configs and device finished (in
+    ``runs``, else among ``earlier`` results, a sweep JSON's), else None."""
     out = runs / f"{variant}-seed{seed}.json"
-    options = [*VARIANTS[variant], *args.train_args]
-    want = (variant, seed, fingerprint, featurizer_of(options).version(), options, args.device)
+    key = recipe(variant, seed, args.device, args.epochs).key(args.records_of)
+    want = (variant, seed, fingerprint, key, args.device)
     found = [json.loads(out.read_text())] if out.exists() else []
     for old in [*found, *earlier]:
         data = old.get("data")
@@ -222,42 +207,49 @@ def finished(
         # lists such fingerprints, `data_checked_by` says how it was checked
         if fingerprint in old.get("data_checked", []):
             data = fingerprint
-        got = (old.get("variant"), old.get("seed"), data, old.get("featurizer"))
-        if (*got, old.get("options"), old.get("device", "cpu")) == want:
+        got = (old.get("variant"), old.get("seed"), data, old.get("recipe"))
+        if (*got, old.get("device", "cpu")) == want:
             return old
     return None
 
 
-def run_one(
-    args, variant: str, seed: int, runs: Path, fingerprint: str, threads: int, where: str
-) -> dict:
-    """Train one (variant, seed) unless its result is already there; return the result."""
-    old = finished(args, variant, seed, runs, fingerprint)
-    if old is not None:
-        return old
-    out = runs / f"{variant}-seed{seed}.json"
-    options = [*VARIANTS[variant], *args.train_args]
-    cmd = train_command(args, variant, seed, runs)
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-    from tvm_gnn.nn import checkpoint
+def training(args, variant: str, seed: int, runs: Path, threads: int):
+    """The library call that trains (variant, seed): a picklable function of no arguments."""
+    from tvm_gnn.train import train_to_checkpoint
 
-    _, _, info = checkpoint.load(runs / f"{variant}-seed{seed}.pt")
+    r = recipe(variant, seed, args.device, args.epochs)
+    snapshot = records_of_info(args)["train_records"] if args.records_of else None
+    stem = runs / f"{variant}-seed{seed}"
+    return partial(
+        train_to_checkpoint,
+        f"{stem}.pt",
+        args.data,
+        plot=f"{stem}-loss.png",
+        threads=threads,
+        hardware=args.hardware,
+        featurizer=r.featurizer,
+        embedding=r.gnn.get("embedding", "fasttext"),
+        gnn_overrides={k: v for k, v in r.gnn.items() if k != "embedding"},
+        config=r.train,
+        cache_dir=args.cache_dir,
+        snapshot=snapshot,
+    )
+
+
+def result(args, variant: str, seed: int, fingerprint: str, info: dict, where: str) -> dict:
+    """The sweep's record of a finished run, from what its checkpoint records."""
     best = info["best_epoch"]
-    result = {
+    return {
         "variant": variant,
         "seed": seed,
-        "options": options,
+        "recipe": recipe(variant, seed, args.device, args.epochs).key(args.records_of),
         "data": fingerprint,
-        "featurizer": featurizer_of(options).version(),
         "val_pairwise_acc": info["val_pairwise_acc"][best],
         "val_top1": info["val_top1"][best],
         "best_epoch": best + 1,
         "epochs": len(info["train_loss"]),
         "train_seconds": info["train_seconds"],
-        "threads": threads,
+        "threads": args.threads,
         "device": args.device,
         "machine": where,
         "train_networks": info["train_networks"],
@@ -265,15 +257,17 @@ def run_one(
         "val_graphs": info["val_graphs"],
         "val_workloads": info["val_workloads"],
     }
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(result, indent=1) + "\n")
-    os.replace(tmp, out)
+
+
+def keep(args, variant: str, seed: int, runs: Path, done: dict) -> dict:
+    """Write a finished run's JSON beside its checkpoint, say its numbers; return it."""
+    atomic.write_json(runs / f"{variant}-seed{seed}.json", done)
     print(
-        f"{variant} seed {seed}: pairwise {result['val_pairwise_acc']:.4f}, top-1 "
-        f"{result['val_top1']:.4f} ({result['train_seconds']:.0f} s)",
+        f"{variant} seed {seed}: pairwise {done['val_pairwise_acc']:.4f}, top-1 "
+        f"{done['val_top1']:.4f} ({done['train_seconds']:.0f} s)",
         flush=True,
     )
-    return result
+    return done
 
 
 def machine(args) -> str:
@@ -289,28 +283,19 @@ def machine(args) -> str:
 
 
 def warm_cache(args) -> None:
-    """Featurize the training networks into the graph cache the runs share (as `tvm-gnn train`
-    reads them), so that parallel runs do not each featurize the same programs."""
+    """Featurize the training networks into the graph cache the runs share (as training reads
+    them), so that parallel runs do not each featurize the same programs."""
     from tvm_gnn import dataset as data
-    from tvm_gnn.measure.networks import HELD_OUT
+    from tvm_gnn.dataset.splits import HELD_OUT
 
     hardware = args.hardware  # resolved once, by main
-    nets = data.training_networks(args.data, hardware, set(HELD_OUT))
     info = records_of_info(args)
     snapshot = info["train_records"] if info else None
-    if snapshot:
-        nets = sorted(snapshot)
-    for config in {featurizer_of([*VARIANTS[v], *args.train_args]) for v in args.variants}:
-        data.load_graphs(
-            args.data,
-            config,
-            cache_dir=args.cache_dir,
-            progress=True,
-            hardware=hardware,
-            networks=nets,
-            snapshot=snapshot,
-        )
-    if any("--aux-store-features" in [*VARIANTS[v], *args.train_args] for v in args.variants):
+    nets = sorted(snapshot) if snapshot else data.training_networks(args.data, hardware, HELD_OUT)
+    recipes = [recipe(v, 0, args.device) for v in args.variants]
+    for featurizer in {r.featurizer for r in recipes}:
+        data.load_graphs(args.data, featurizer, args.cache_dir, True, hardware, nets, snapshot)
+    if any(r.train.aux_weight > 0 for r in recipes):
         data.load_store_features(args.data, args.cache_dir, True, hardware, nets, snapshot)
 
 
@@ -319,32 +304,33 @@ def sweep(args) -> list[dict]:
     runs.mkdir(parents=True, exist_ok=True)
     fingerprint = runs_fingerprint(args)
     todo = [(v, s) for v in args.variants for s in args.seeds]
+    found = {(v, s): finished(args, v, s, runs, fingerprint, args.earlier) for v, s in todo}
     if args.report_only:  # the finished runs only: nothing trained, nothing featurized
-        found = [finished(args, v, s, runs, fingerprint, args.earlier) for v, s in todo]
-        return [r for r in found if r is not None]
-    cores = usable_cores()
-    threads = max(1, cores // args.jobs)
+        return [r for r in found.values() if r is not None]
+    args.threads = max(1, usable_cores() // args.jobs)
     where = machine(args)
+    left = [key for key, r in found.items() if r is None]
+    if left:
+        warm_cache(args)  # featurized once here, read by every run
     from tqdm import tqdm
 
-    warm_cache(args)  # featurized once here, read by every run
-    bar = tqdm(total=len(todo), desc="validation sweep", unit="run")
-    results = []
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [
-            pool.submit(run_one, args, v, s, runs, fingerprint, threads, where) for v, s in todo
-        ]
-        for f in futures:
-            results.append(f.result())
+    bar = tqdm(total=len(left), desc="validation sweep", unit="run")
+    spawn = multiprocessing.get_context("spawn")  # torch's threads are per process
+    with ProcessPoolExecutor(max_workers=args.jobs, mp_context=spawn) as pool:
+        futures = {(v, s): pool.submit(training(args, v, s, runs, args.threads)) for v, s in left}
+        for (v, s), f in futures.items():
+            found[(v, s)] = keep(
+                args, v, s, runs, result(args, v, s, fingerprint, f.result(), where)
+            )
             bar.update()
     bar.close()
-    return results
+    return list(found.values())
 
 
 def table(results: list[dict], seeds: list[int]) -> str:
     by = {(r["variant"], r["seed"]): r for r in results}
     variants = list(dict.fromkeys(r["variant"] for r in results))
-    head = ["variant", "options"]
+    head = ["variant", "changes to BASE"]
     head += [f"pairwise seed {s}" for s in seeds] + ["**mean pairwise**"]
     head += [f"top-1 seed {s}" for s in seeds] + ["**mean top-1**", "median train (s)"]
     if len(variants) > 1:
@@ -362,7 +348,7 @@ def table(results: list[dict], seeds: list[int]) -> str:
         gain = [
             by[(v, s)]["val_pairwise_acc"] - by[(variants[0], s)]["val_pairwise_acc"] for s in both
         ]
-        opts = " ".join(rows[0]["options"]) or "(defaults)"
+        opts = changes(v)
         cells = [
             v,
             f"`{opts}`",
@@ -409,7 +395,8 @@ def render(results: list[dict], seeds: list[int], command: str, machine: str) ->
             table(results, seeds),
             "",
             f"Machine: {machine}. Command: `{command}` ({datetime.date.today().isoformat()}). "
-            f"Every run starts from `{' '.join(BASE)}` and adds its variant's options. "
+            f"Every run starts from the library's configs with `{base()}` (BASE) and "
+            "changes its variant's fields. "
             "Each cell is the validation metric at the epoch early stopping chose (on pairwise "
             "accuracy); top-1 is `tvm_gnn.nn.metrics.mean_top1`. Training seconds are timings "
             "and vary "
@@ -482,10 +469,21 @@ def main(argv=None) -> int:
         "one after another (docs/benchmarks.md)",
     )
     parser.add_argument(
-        "--train-args",
-        nargs=argparse.REMAINDER,
-        default=[],
-        help="more `tvm-gnn train` options for every run (last on the line)",
+        "--records-of",
+        metavar="CHECKPOINT",
+        default=None,
+        help="every run trains on exactly the records CHECKPOINT was trained on (`tvm-gnn train "
+        "--records-of`), so the runs stay comparable while the dataset grows (default: every "
+        "record)",
+    )
+    parser.add_argument(
+        "--hardware",
+        default=None,
+        help="hardware folder the runs train on (default: the --records-of checkpoint's, else "
+        "the only one, else this machine's)",
+    )
+    parser.add_argument(
+        "--epochs", type=int, default=None, help="cap every run's epochs (default: the recipe's)"
     )
     parser.add_argument(
         "--doc",
@@ -514,12 +512,11 @@ def main(argv=None) -> int:
         parser.error("--jobs must be at least 1")
     if not Path(args.data).is_dir():
         parser.error(f"no dataset folder {args.data}")
-    args.hardware = None  # the folder the runs read, resolved before anything is featurized
-    if not args.report_only:
+    if not args.report_only:  # the folder the runs read, resolved before anything is featurized
         try:
             args.hardware = runs_hardware(args)
         except ValueError as err:
-            parser.error(f"{err} (give it as --train-args --hardware NAME)")
+            parser.error(str(err))
 
     earlier = [] if args.no_write else earlier_runs(args.json)
     args.earlier = earlier_runs(args.json) if args.report_only else []

@@ -81,4 +81,5 @@ def test_the_tests_mirror_the_package():
     folders = {p.name for p in tests.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
     subpackages = {p.parent.name for p in PACKAGE.glob("*/__init__.py")}
     stages = {p.stem for p in PACKAGE.glob("*.py")}  # a one-module stage (train) may have one too
-    assert folders and folders <= subpackages | stages, folders - subpackages - stages
+    mirrored = subpackages | stages | {"benchmarks"}  # tests/benchmarks: the scripts'
+    assert folders and folders <= mirrored, folders - mirrored

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from . import dataset
-from .measure.networks import HELD_OUT
+from .dataset.splits import HELD_OUT
 from .nn.config import VAL_FRACTION
 from .nn.model import GNN, default_gnn
 from .nn.schema import FeaturizerConfig
@@ -106,6 +106,43 @@ def train_on_dataset(
         "train_seconds": hist.seconds,
     }
     return DatasetRun(model, featurizer, hist, info)
+
+
+def train_to_checkpoint(out, root, *, plot=None, threads: int | None = None, **kwargs) -> dict:
+    """:func:`train_on_dataset` ``(root, **kwargs)``, its checkpoint written to ``out`` and its
+    loss curve to ``plot`` (default: ``out``'s name + ``-loss.png``); returns what the checkpoint
+    records. ``threads``: torch threads for the training (a worker of several runs at once)."""
+    from .nn import checkpoint
+
+    if threads is not None:
+        torch.set_num_threads(threads)
+    run = train_on_dataset(root, **kwargs)
+    checkpoint.save(out, run.model, run.featurizer, run.info)
+    i = run.info
+    title = f"{Path(out).name}: {i['train_graphs']} training programs, "
+    plot_history(run.history, plot or loss_plot(out), title + ", ".join(i["train_networks"]))
+    return run.info
+
+
+def records_of(root, path, hardware: str | None = None) -> tuple[dict[str, int], str]:
+    """``(snapshot, hardware)`` to retrain checkpoint ``path`` on exactly its records: how many
+    record lines of each network it saw, and its hardware folder of ``root`` (``hardware`` if
+    given). ``ValueError`` if it does not record them."""
+    from .nn import checkpoint
+
+    info = checkpoint.read_info(path)
+    snapshot = info.get("train_records")
+    if not snapshot:
+        raise ValueError(
+            f"{path} does not record how many records it was trained on (trained before "
+            "`train_records` existed)"
+        )
+    return snapshot, dataset.resolve_hardware(root, hardware, info.get("hardware"))
+
+
+def loss_plot(out) -> str:
+    """Where a checkpoint's loss curve goes by default: beside it, ``NAME-loss.png``."""
+    return str(out).rsplit(".", 1)[0] + "-loss.png"
 
 
 def _snapshot(root, hardware: str, nets: list[str], snapshot, held_out) -> dict[str, int]:

@@ -98,7 +98,7 @@ def test_online_data_of_an_older_featurizer_is_widened_only_for_a_model_that_ign
 
 
 def test_default_model_starts_from_the_shipped_weights(conv_candidates):
-    from tvm_gnn.measure.networks import HELD_OUT
+    from tvm_gnn.dataset.splits import HELD_OUT
     from tvm_gnn.nn import checkpoint
     from tvm_gnn.resources import PRETRAINED
 

@@ -3,7 +3,8 @@
 import pytest
 
 from tvm_gnn.cli import UsageError, network_names
-from tvm_gnn.measure.networks import HELD_OUT, SYNTHETIC, extract_tasks
+from tvm_gnn.dataset.splits import HELD_OUT
+from tvm_gnn.measure.networks import SYNTHETIC, extract_tasks
 
 
 def test_each_synthetic_shape_is_its_own_task(llvm_target):

@@ -109,7 +109,7 @@ def dataset_args(
     hardware_default: str = "the only one, or else this machine's",
 ) -> None:
     """``--data``, ``--hardware`` and ``--held-out``, for the commands that read the dataset."""
-    from ..measure.networks import HELD_OUT
+    from ..dataset.splits import HELD_OUT
 
     hardware_args(p, hardware_help, hardware_default)
     p.add_argument(

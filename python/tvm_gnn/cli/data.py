@@ -24,7 +24,8 @@ logger = logging.getLogger("tvm_gnn")
 
 # -- collect -------------------------------------------------------------------------------------
 def network_names(values: list[str]) -> list[str]:
-    from ..measure.networks import HELD_OUT, NETWORKS, SYNTHETIC
+    from ..dataset.splits import HELD_OUT
+    from ..measure.networks import NETWORKS, SYNTHETIC
 
     real = [n for n in NETWORKS if n != "tiny_cnn"]
     names = []

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 from ..nn.config import LOSSES, VAL_FRACTION, TrainConfig, default
 from ..nn.schema import FeaturizerConfig
@@ -34,9 +33,7 @@ def train_featurizer(args):
 
 def cmd_train(args) -> int:
     """Train the GNN on the dataset's training networks (held-out networks are never read)."""
-    from .. import dataset
-    from ..nn import checkpoint
-    from ..train import plot_history, train_on_dataset
+    from ..train import loss_plot, records_of, train_to_checkpoint
 
     config = TrainConfig(
         epochs=args.epochs,
@@ -53,16 +50,15 @@ def cmd_train(args) -> int:
     overrides = architecture.gnn_overrides(args)
     snapshot, hardware = None, args.hardware
     if args.records_of:
-        info = checkpoint.read_info(args.records_of)
-        snapshot = info.get("train_records")
-        if not snapshot:
-            raise UsageError(
-                f"{args.records_of} does not record how many records it was "
-                "trained on (trained before `train_records` existed)"
-            )
-        hardware = dataset.resolve_hardware(args.data, hardware, info.get("hardware"))
-    run = train_on_dataset(
+        try:
+            snapshot, hardware = records_of(args.data, args.records_of, hardware)
+        except ValueError as err:
+            raise UsageError(str(err)) from None
+    plot = args.plot or loss_plot(args.out)
+    i = train_to_checkpoint(
+        args.out,
         args.data,
+        plot=plot,
         hardware=hardware,
         held_out=args.held_out,
         featurizer=train_featurizer(args),
@@ -75,15 +71,6 @@ def cmd_train(args) -> int:
         snapshot=snapshot,
         jobs=args.jobs,
     )
-    checkpoint.save(args.out, run.model, run.featurizer, run.info)
-    plot = args.plot or str(args.out).rsplit(".", 1)[0] + "-loss.png"
-    plot_history(
-        run.history,
-        plot,
-        title=f"{Path(args.out).name}: {run.info['train_graphs']} "
-        f"training programs, {', '.join(run.info['train_networks'])}",
-    )
-    i = run.info
     print(
         f"trained on {', '.join(i['train_networks'])} ({i['hardware']}): {i['train_graphs']} "
         f"programs / {i['train_workloads']} workloads; validation {i['val_graphs']} / "

@@ -18,8 +18,8 @@ from ..dataset.layout import (
     read_tasks,
 )
 from ..dataset.records import samples
+from ..dataset.splits import HELD_OUT
 from ..measure.hardware import hardware_name
-from ..measure.networks import HELD_OUT
 from ..measure.runner import MeasureConfig, make_runner
 from .config import CollectConfig, RunLog, provenance
 from .records import _existing

@@ -26,7 +26,7 @@ from .layout import (
 )
 from .rates import collection_rate
 from .records import Sample, distinct_programs, samples, tuning_records
-from .splits import SPLITS, split
+from .splits import HELD_OUT, SPLITS, split
 from .stats import (
     stats,
     stats_figure,
@@ -43,6 +43,7 @@ __all__ = [
     "DB_FILES",
     "EXHAUSTED_FILE",
     "META_FILES",
+    "HELD_OUT",
     "SPLITS",
     "Sample",
     "collection_rate",

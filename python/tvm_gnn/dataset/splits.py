@@ -1,5 +1,6 @@
 # Licensed under the Apache License, Version 2.0.
-"""Train / test splits of samples: by network, by workload, or at random within a workload."""
+"""The dataset's splits: the held-out networks (:data:`HELD_OUT`), and train / test splits of
+samples by network, by workload, or at random within a workload."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ import numpy as np
 from .records import Sample
 
 SPLITS = ("network", "workload", "random")
+
+#: The held-out networks: never trained on; the GNN is evaluated on them.
+HELD_OUT = ("resnet18", "mobilenet_v2", "inception_v3")
 
 
 def split(samples_: list[Sample], by: str, test, seed: int = 0, test_fraction: float = 0.2):

@@ -8,7 +8,6 @@ import json
 
 import numpy as np
 
-from ..measure.networks import HELD_OUT
 from ..measure.synthetic import SYNTHETIC
 from .layout import (
     check_root,
@@ -19,6 +18,7 @@ from .layout import (
 )
 from .rates import add_timed_runs, no_runs, rate_line, seconds_a_record
 from .records import samples
+from .splits import HELD_OUT
 
 
 def stats(root, held_out=None) -> dict:

@@ -38,8 +38,8 @@ from ..cost_models.baselines import train_mlp, train_xgb
 from ..cost_models.gnn import GNNModel
 from ..cost_models.mlp_fixes import MKL_CBWR, mkl_mode, mlp_compat
 from ..dataset.groups import Group, load_folder_groups, load_groups
+from ..dataset.splits import HELD_OUT
 from ..errors import EvaluationError
-from ..measure.networks import HELD_OUT
 from ..nn.metrics import bootstrap_error_ratio, pairwise_accuracy, pairwise_by_group, topk_score
 from ..progress import bar
 from .runs import ensemble_runs, mean_of_runs

@@ -12,8 +12,8 @@ import logging
 from pathlib import Path
 
 from .. import dataset
+from ..dataset.splits import HELD_OUT
 from ..errors import EvaluationError
-from ..measure.networks import HELD_OUT
 from ..nn.checkpoint import read_info
 
 logger = logging.getLogger(__name__)

@@ -17,7 +17,6 @@ from . import handwritten
 from .synthetic import SYNTHETIC, synthetic_module
 
 __all__ = [
-    "HELD_OUT",
     "NETWORKS",
     "SYNTHETIC",
     "NetworkSpec",
@@ -26,9 +25,6 @@ __all__ = [
     "synthetic_module",
     "to_relax",
 ]
-
-#: The held-out networks: never trained on; the GNN is evaluated on them.
-HELD_OUT = ("resnet18", "mobilenet_v2", "inception_v3")
 
 
 @dataclass(frozen=True)
