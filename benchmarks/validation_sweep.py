@@ -29,8 +29,6 @@ database files' contents, so it can be copied to a GPU machine along with the da
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import datetime
 import hashlib
 import json
 import multiprocessing
@@ -39,114 +37,14 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
-import numpy as np
+from sweep_report import earlier_runs, merged, render
+from sweep_variants import VARIANTS, base, changes, recipe
 
 from tvm_gnn import atomic, report
 from tvm_gnn.measure.hardware import usable_cores
-from tvm_gnn.nn.config import GNNConfig, TrainConfig
-from tvm_gnn.nn.schema import NUM_FEATURES, FeaturizerConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "validation-sweep"
-
-#: what every variant changes first: the recipe when the sweep began (GraphConv, RankNet, no
-#: comparing), so that each variant's name keeps its recorded meaning. The library's defaults are
-#: the shipped recipe, "lambdarank-relational-compare" here.
-BASE = {"gnn": {"conv": "graph", "compare": False}, "train": {"loss": "ranknet"}}
-
-
-def _v(gnn=None, train=None, reuse=False, lambdarank=True) -> dict:
-    """A variant: ``GNNConfig`` and ``TrainConfig`` fields on top of BASE, LambdaRank unless
-    ``lambdarank`` is False, and the footprint and reuse columns with ``reuse``."""
-    train = {**({"loss": "lambdarank"} if lambdarank else {}), **(train or {})}
-    gnn = {**(gnn or {}), **({"num_features": NUM_FEATURES} if reuse else {})}
-    return {"gnn": gnn, "train": train, "featurizer": {"reuse": True} if reuse else {}}
-
-
-REL = {"conv": "relational"}
-REL_CMP = {"conv": "relational", "compare": True}
-#: variant name -> its changes to BASE
-VARIANTS = {
-    "default": _v(lambdarank=False),
-    "no-topk": _v({"topk": False}, lambdarank=False),
-    "topk-every-0.5": _v({"topk_at": "every", "pool_ratio": 0.5}, lambdarank=False),
-    "learned-emb": _v({"embedding": "learned"}, lambdarank=False),
-    "lambdarank": _v(),
-    "ranking-only": _v(train={"mse_weight": 0.0}, lambdarank=False),
-    "hidden-64": _v({"hidden": 64}, lambdarank=False),
-    # LambdaRank (what the shipped weights use) combined with the open questions above
-    "lambdarank-no-topk": _v({"topk": False}),
-    "lambdarank-learned-emb": _v({"embedding": "learned"}),
-    "lambdarank-hidden-64": _v({"hidden": 64}),
-    # issue 28's directions on top of LambdaRank
-    "lambdarank-relational": _v(REL),
-    "lambdarank-layers-6-residual": _v({"num_layers": 6, "residual": True}),
-    "lambdarank-compare": _v({"compare": True}),
-    "lambdarank-relational-compare": _v(REL_CMP),  # the shipped recipe
-    "lambdarank-relational-layers-6-residual": _v({**REL, "num_layers": 6, "residual": True}),
-    # the relational design's ablations and capacity (issue 28's direction 5)
-    "lambdarank-relational-learned-emb": _v({**REL, "embedding": "learned"}),
-    "lambdarank-relational-no-topk": _v({**REL, "topk": False}),
-    "lambdarank-relational-hidden-64": _v({**REL, "hidden": 64}),
-    # the same two ablations of relational message passing with candidates compared
-    "lambdarank-relational-compare-learned-emb": _v({**REL_CMP, "embedding": "learned"}),
-    "lambdarank-relational-compare-no-topk": _v({**REL_CMP, "topk": False}),
-    # issue 28's direction 4a: XGBModel's per-store features as a second training target
-    "lambdarank-relational-aux": _v(REL, {"aux_weight": 0.5}),
-    "lambdarank-epochs-100": _v(train={"epochs": 100}),
-    # pair targets softened by the measurement noise benchmarks/noise_ceiling.py estimates
-    "lambdarank-label-noise": _v(train={"label_noise": 0.17}),
-    # the buffer accesses' footprint and reuse columns (featurizer version 3)
-    "lambdarank-reuse": _v(reuse=True),
-}
-
-
-@dataclasses.dataclass(frozen=True)
-class Recipe:
-    """What one (variant, seed) trains: the library's configs."""
-
-    gnn: dict  # GNNConfig fields train_on_dataset overrides
-    train: TrainConfig
-    featurizer: FeaturizerConfig
-
-    def key(self, records_of: str | None) -> dict:
-        """What identifies the run's training (with its data and device): every config field
-        (the seed apart) and the ``--records-of`` checkpoint."""
-        train = {k: v for k, v in dataclasses.asdict(self.train).items() if k not in DEVICE_SEED}
-        gnn = GNNConfig(**self.gnn).to_dict()
-        return {
-            "gnn": gnn,
-            "train": train,
-            "featurizer": self.featurizer.version(),
-            "records_of": records_of,
-        }
-
-
-DEVICE_SEED = ("seed", "device")  # keyed apart: a result's own "seed" and "device"
-
-
-def recipe(variant: str, seed: int, device: str = "cpu", epochs: int | None = None) -> Recipe:
-    """The configs of ``variant`` (BASE, then its changes) for ``seed``; ``epochs`` caps them."""
-    change = VARIANTS[variant]
-    train = {**BASE["train"], **change["train"], "seed": seed, "device": device}
-    if epochs is not None:
-        train["epochs"] = epochs
-    return Recipe(
-        {**BASE["gnn"], **change["gnn"]},
-        TrainConfig(**train),
-        FeaturizerConfig(**change["featurizer"]),
-    )
-
-
-def base() -> str:
-    """BASE as ``field=value`` words."""
-    return " ".join(f"{k}={v}" for part in BASE.values() for k, v in part.items())
-
-
-def changes(variant: str) -> str:
-    """The variant's changes to BASE, as ``field=value`` words (the table's second column)."""
-    words = [f"{k}={v}" for part in ("gnn", "train") for k, v in VARIANTS[variant][part].items()]
-    return " ".join(w for w in words if not w.startswith("num_features=")) or "(BASE)"
 
 
 def data_fingerprint(data: Path, folders: list[str] | None = None) -> str:
@@ -327,111 +225,6 @@ def sweep(args) -> list[dict]:
     return list(found.values())
 
 
-def table(results: list[dict], seeds: list[int]) -> str:
-    by = {(r["variant"], r["seed"]): r for r in results}
-    variants = list(dict.fromkeys(r["variant"] for r in results))
-    head = ["variant", "changes to BASE"]
-    head += [f"pairwise seed {s}" for s in seeds] + ["**mean pairwise**"]
-    head += [f"top-1 seed {s}" for s in seeds] + ["**mean top-1**", "median train (s)"]
-    if len(variants) > 1:
-        head.append(f"pairwise gain over {variants[0]}: mean (paired t)")
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * 2 + "---:|" * (len(head) - 2)]
-
-    def cell(v, s, key):  # a run not finished (under --report-only) shows as a dash
-        return f"{by[(v, s)][key]:.4f}" if (v, s) in by else "-"
-
-    for v in variants:
-        rows = [by[(v, s)] for s in seeds if (v, s) in by]
-        acc = [r["val_pairwise_acc"] for r in rows]
-        top1 = [r["val_top1"] for r in rows]
-        both = [s for s in seeds if (v, s) in by and (variants[0], s) in by]
-        gain = [
-            by[(v, s)]["val_pairwise_acc"] - by[(variants[0], s)]["val_pairwise_acc"] for s in both
-        ]
-        opts = changes(v)
-        cells = [
-            v,
-            f"`{opts}`",
-            *(cell(v, s, "val_pairwise_acc") for s in seeds),
-            f"**{np.mean(acc):.4f}**",
-            *(cell(v, s, "val_top1") for s in seeds),
-            f"**{np.mean(top1):.4f}**",
-            f"{np.median([r['train_seconds'] for r in rows]):.0f}",
-        ]
-        if len(variants) > 1:
-            seeds_note = "" if len(both) == len(seeds) else f", {len(both)} seed(s)"
-            cells.append("" if v == variants[0] else paired(gain) + seeds_note)
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
-def paired(gain) -> str:
-    """Mean of per-seed gains and its paired t statistic (mean / standard error)."""
-    gain = np.asarray(gain, dtype=float)
-    se = gain.std(ddof=1) / np.sqrt(len(gain)) if len(gain) > 1 else 0.0
-    t = f"{gain.mean() / se:.1f}" if se > 0 else "n/a"
-    return f"{gain.mean():+.4f} ({t})"
-
-
-def render(results: list[dict], seeds: list[int], command: str, machine: str) -> str:
-    first = results[0]
-    if first.get("device", "cpu") == "cpu":
-        repeat = "the accuracies repeat exactly for a seed and torch thread count."
-    else:  # CUDA's scatter kernels add in no fixed order
-        repeat = (
-            "on a GPU the accuracies of a seed differ a little from run to run (CUDA adds "
-            "in no fixed order), so differences within one seed's spread are noise."
-        )
-    val = ", ".join(
-        f"seed {r['seed']}: {r['val_workloads']}"
-        for r in results
-        if r["variant"] == first["variant"]
-    )
-    return "\n".join(
-        [
-            f"Validation split of the training networks ({', '.join(first['train_networks'])}); "
-            f"held-out networks never read. Validation workloads per seed: {val}.",
-            "",
-            table(results, seeds),
-            "",
-            f"Machine: {machine}. Command: `{command}` ({datetime.date.today().isoformat()}). "
-            f"Every run starts from the library's configs with `{base()}` (BASE) and "
-            "changes its variant's fields. "
-            "Each cell is the validation metric at the epoch early stopping chose (on pairwise "
-            "accuracy); top-1 is `tvm_gnn.nn.metrics.mean_top1`. Training seconds are timings "
-            "and vary "
-            f"from run to run; {repeat}",
-        ]
-    )
-
-
-def earlier_runs(path) -> list[dict]:
-    """The runs already in the sweep JSON at ``path`` (none if it is missing), read before
-    training so that a file it cannot keep stops the sweep at once, not after hours of runs."""
-    try:
-        old = json.loads(Path(path).read_text())
-    except FileNotFoundError:
-        return []
-    except (OSError, ValueError) as err:
-        raise SystemExit(
-            f"{path} is not a sweep's JSON ({err}); move it aside or pass --json"
-        ) from None
-    if not isinstance(old, list) or not all(
-        isinstance(r, dict) and "variant" in r and "seed" in r for r in old
-    ):
-        raise SystemExit(
-            f"{path} is not a sweep's JSON (a list of runs); move it aside or pass --json"
-        )
-    return old
-
-
-def merged(earlier: list[dict], results: list[dict]) -> list[dict]:
-    """``earlier`` runs this sweep did not redo, then ``results``: a sweep of one new variant
-    adds its rows instead of dropping the numbers docs/results.md reads back."""
-    redone = {(r["variant"], r["seed"]) for r in results}
-    return [r for r in earlier if (r["variant"], r["seed"]) not in redone] + results
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     parser.add_argument("--data", default=str(ROOT / "data"), help="dataset (default: data/)")
@@ -527,7 +320,7 @@ def main(argv=None) -> int:
         a for a in (argv if argv is not None else sys.argv[1:])
     )
     machines = sorted({r.get("machine") or machine(args) for r in results})
-    text = render(results, args.seeds, command, "; ".join(machines))
+    text = render(results, args.seeds, command, "; ".join(machines), base(), changes)
     print(text)
     if not args.no_write:
         report.write_section(args.doc, args.section, text)

@@ -5,6 +5,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+# a script imports the modules beside it as it does when run (`python benchmarks/x.py`)
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
 def script(name: str):

@@ -8,39 +8,8 @@ import shutil
 import pytest
 
 from tvm_gnn.nn import checkpoint
-from tvm_gnn.nn.config import GNNConfig, TrainConfig
-from tvm_gnn.resources import PRETRAINED
 
-from . import ROOT, script
-
-
-def test_each_variant_is_the_library_configs_it_names():
-    sweep = script("validation_sweep")
-    shipped, featurizer, info = checkpoint.load(PRETRAINED)
-    r = sweep.recipe("lambdarank-relational-compare", 0)
-    assert GNNConfig(**r.gnn) == shipped.config == GNNConfig()  # the shipped recipe
-    assert r.train == TrainConfig() and r.featurizer == featurizer
-    base = sweep.recipe("default", 1, epochs=2)
-    assert (base.gnn["conv"], base.gnn["compare"], base.train.loss) == ("graph", False, "ranknet")
-    assert (base.train.seed, base.train.epochs) == (1, 2)
-    reuse = sweep.recipe("lambdarank-reuse", 0)
-    assert (
-        reuse.featurizer.reuse and GNNConfig(**reuse.gnn).num_features > shipped.config.num_features
-    )
-    assert (
-        sweep.changes("lambdarank-relational-aux")
-        == "conv=relational loss=lambdarank aux_weight=0.5"
-    )
-
-
-def test_the_committed_runs_are_keyed_by_what_they_trained():
-    """Every committed run's recipe is its variant's as the sweep builds it now (a renamed
-    field or a changed BASE would leave the docs' tables without their runs)."""
-    sweep = script("validation_sweep")
-    runs = json.loads((ROOT / "benchmarks" / "results" / "validation_sweep.json").read_text())
-    for r in runs:
-        key = sweep.recipe(r["variant"], r["seed"], r["device"]).key(r["recipe"]["records_of"])
-        assert {**key, "featurizer": r["recipe"]["featurizer"]} == r["recipe"], r["variant"]
+from . import script
 
 
 def test_validation_sweep_writes_its_table_and_resumes(small_dataset, tmp_path):
@@ -69,7 +38,6 @@ def test_validation_sweep_writes_its_table_and_resumes(small_dataset, tmp_path):
     assert "| lambdarank | `loss=lambdarank` |" in text
     gain = results[1]["val_pairwise_acc"] - results[0]["val_pairwise_acc"]
     assert "pairwise gain over lambdarank-reuse" in text and f"| {gain:+.4f} (n/a) |" in text
-    assert sweep.paired([0.01, 0.02, 0.03]) == "+0.0200 (3.5)"  # mean / (sd / sqrt(3))
     # validation_ensemble recomputes the run's split (it checks the GNN scores what training
     # recorded) and scores XGBModel and the blend on the same validation programs
     blended = tmp_path / "ensemble.json"
