@@ -7,7 +7,7 @@ Each session collects on the machine it draws, and "AMD EPYC, 2 cores" has been 
 when a model learns to rank them, so a run on a faster machine makes its programs look faster
 than their neighbours from another run. This measures it.
 
-For every run span (:func:`tvm_gnn.dataset.runs.run_spans`) of at least ``--min-lines`` record
+For every run span (:func:`tvm_gnn.dataset.provenance.run_spans`) of at least ``--min-lines`` record
 lines, up to ``--workloads`` workloads with ``--per-workload`` valid records each, drawn from the
 span's lines at least ``--margin`` lines from its ends (a killed run's count can misplace the
 boundary by a task), are built and timed again on this machine, one span at a time, with the
@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT / "python"))
 from tvm_gnn import dataset as data  # noqa: E402
 from tvm_gnn import report  # noqa: E402
 from tvm_gnn.cli.common import hardware_args, resolved_hardware  # noqa: E402
-from tvm_gnn.dataset.runs import run_spans  # noqa: E402
+from tvm_gnn.dataset.provenance import run_spans  # noqa: E402
 
 SECTION = "run-speeds"
 OUT = ROOT / "benchmarks" / "results" / "run_speeds.jsonl"
@@ -75,7 +75,7 @@ def time_again(folder: Path, records: list, measure: dict, tools: dict) -> list:
     """New latencies (None where the build or run failed) of ``records``, timed here."""
     from tvm.s_tir import meta_schedule as ms
 
-    from tvm_gnn.collect.records import measure_batch
+    from tvm_gnn.collect.recording import measure_batch
     from tvm_gnn.costs import run_cost
     from tvm_gnn.dataset.dbfile import WORKLOAD_FILE
     from tvm_gnn.dataset.layout import open_db_folder

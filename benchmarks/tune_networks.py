@@ -1,7 +1,7 @@
 # Licensed under the Apache License, Version 2.0.
 """End-to-end tuning benchmark: GNNModel against XGBModel on whole networks.
 
-For every network, cost model and seed it runs ``tvm_gnn.tune.network.tune_network`` (tune with
+For every network, cost model and seed it runs ``tvm_gnn.tune.end_to_end.tune_network`` (tune with
 the task scheduler, compile, check the output against PyTorch, time the network) once, at the
 largest budget, then compiles, checks and times the network as it stood after each smaller
 budget (the first N records of the run's database:
@@ -118,7 +118,7 @@ def run_all(args, budgets: list[int]) -> list[dict]:
     from tvm_gnn.errors import CheckpointError
     from tvm_gnn.measure.sampling import target_from
     from tvm_gnn.tune.budgets import latency_at_budgets, read_budgets
-    from tvm_gnn.tune.network import (
+    from tvm_gnn.tune.end_to_end import (
         WEIGHTED_COST_MODELS,
         TuneSettings,
         tune_network,

@@ -700,7 +700,7 @@ def parse(argv=None) -> argparse.Namespace:
 def main(argv=None) -> int:
     from tvm_gnn.measure.hardware import hardware_name, usable_cores
     from tvm_gnn.measure.sampling import target_from
-    from tvm_gnn.tune.network import weights_provenance
+    from tvm_gnn.tune.end_to_end import weights_provenance
 
     args = parse(argv)
     args.num_cores = args.num_cores or usable_cores()

@@ -58,7 +58,7 @@ def test_runs_from_named_weights_share_only_the_weightless_models_runs(tmp_path)
     """Under --weights-name, gnn comes from the named folders, xgb (no GNN weights) from the main
     table's: one xgb run serves both tables, and the old gnn run is neither refused nor used."""
     from tvm_gnn.tune.compile import COMPILE_VERSION
-    from tvm_gnn.tune.network import weights_provenance
+    from tvm_gnn.tune.end_to_end import weights_provenance
 
     shipped = weights_provenance("gnn")
     main, named = tmp_path / "archive", tmp_path / "archive-shipped"
@@ -274,7 +274,7 @@ def test_tune_tasks_reports_a_variant_against_the_gnn_without_xgbmodel(tmp_path)
     """The choice tunes no XGBModel: its report has the variants' table and the models' table
     without the columns that need XGBModel's best, no plot, and goes to its own --section."""
     from tvm_gnn import report
-    from tvm_gnn.tune.network import weights_provenance
+    from tvm_gnn.tune.end_to_end import weights_provenance
 
     bench = _script("tune_tasks")
     runs, digest = tmp_path / "runs", weights_provenance("gnn")["sha256"]

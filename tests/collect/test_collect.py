@@ -280,7 +280,7 @@ def test_a_program_the_database_holds_is_measured_but_not_recorded_again(
     programs."""
     import tvm_ffi
 
-    from tvm_gnn.collect.records import _commit_new_class, _existing, _record_key
+    from tvm_gnn.collect.recording import _commit_new_class, _existing, _record_key
     from tvm_gnn.measure.builder import make_builder
     from tvm_gnn.measure.sampling import sample_candidates
 

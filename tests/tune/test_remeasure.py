@@ -9,7 +9,7 @@ _RUN = """
 import json, sys
 from tvm_gnn.tune.remeasure import remeasure_best, weighted_sums
 from tvm_gnn.measure.sampling import target_from
-from tvm_gnn.tune.network import TuneSettings, tune_network
+from tvm_gnn.tune.end_to_end import TuneSettings, tune_network
 
 work = sys.argv[1]
 quick = TuneSettings(trials_per_iter=2, repeats=1, progress=False, strategy="replay-trace",

@@ -2,8 +2,8 @@
 """The ``tvm-gnn`` command line. Each subcommand is a thin layer over an importable function.
 
 One module per command group: :mod:`~.tuning` (demo, tune), :mod:`~.data` (collect, pack,
-unpack), :mod:`~.stats` (dataset-stats), :mod:`~.models` (train), :mod:`~.evaluation` (eval),
-:mod:`~.graphs` (featurize, embeddings); :mod:`~.common` holds what they share.
+unpack), :mod:`~.stats` (dataset-stats), :mod:`~.training` (train), :mod:`~.evaluation` (eval),
+:mod:`~.featurizer` (featurize, embeddings); :mod:`~.common` holds what they share.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import signal
 import sys
 
 from ..errors import CheckpointError
-from . import data, evaluation, graphs, models, signals, stats, tuning
+from . import data, evaluation, featurizer, signals, stats, training, tuning
 from .common import UsageError
 from .data import network_names
 from .evaluation import RESULTS_SECTION
-from .models import train_featurizer
+from .training import featurizer_config
 
 __all__ = [
     "RESULTS_SECTION",
@@ -27,7 +27,7 @@ __all__ = [
     "build_parser",
     "main",
     "network_names",
-    "train_featurizer",
+    "featurizer_config",
 ]
 
 logger = logging.getLogger("tvm_gnn")
@@ -40,7 +40,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _console_flags(parser, default=False)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for group in (tuning, models, evaluation, data, stats, graphs):  # the order of `tvm-gnn --help`
+    for group in (
+        tuning,
+        training,
+        evaluation,
+        data,
+        stats,
+        featurizer,
+    ):  # the order of `tvm-gnn --help`
         group.add_parsers(sub)
     for command in sub.choices.values():  # the same flags on every command, before or after it
         _console_flags(command, default=argparse.SUPPRESS)

@@ -90,7 +90,7 @@ def _test_folders(paths) -> dict[str, Path] | None:
 
 
 def _eval_parser(sub) -> None:
-    from ..evaluate.run import MODELS
+    from ..evaluate.ranking import MODELS
 
     p = sub.add_parser(
         "eval", help="compare cost models on the held-out networks", description=cmd_eval.__doc__

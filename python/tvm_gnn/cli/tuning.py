@@ -93,7 +93,7 @@ def cmd_tune(args) -> int:
     from ..measure.sampling import target_from
     from ..tune.budgets import latency_at_budgets
     from ..tune.compile import OutputMismatchError
-    from ..tune.network import TuneSettings, tune_network
+    from ..tune.end_to_end import TuneSettings, tune_network
 
     if args.network not in NETWORKS:
         raise UsageError(f"unknown network {args.network!r}; choose one of {', '.join(NETWORKS)}")

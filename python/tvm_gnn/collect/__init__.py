@@ -29,7 +29,7 @@ Records go into one standard JSON database per network and hardware
 after every measured batch. Killed at any point and run again with the same arguments, it resumes:
 measured records are never lost, and never recorded twice: uniform samples are deterministic and
 skipped when already recorded, and a program the evolutionary search proposes again is measured but
-not recorded (:func:`tvm_gnn.collect.records._commit_new_class`).
+not recorded (:func:`tvm_gnn.collect.recording._commit_new_class`).
 """
 
 from .config import CollectConfig, provenance

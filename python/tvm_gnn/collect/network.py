@@ -22,7 +22,7 @@ from ..dataset.splits import HELD_OUT
 from ..measure.hardware import hardware_name
 from ..measure.runner import MeasureConfig, make_runner
 from .config import CollectConfig, RunLog, provenance
-from .records import _existing
+from .recording import _existing
 from .task import collect_task
 
 

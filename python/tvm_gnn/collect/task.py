@@ -11,7 +11,7 @@ from ..dataset.layout import EXHAUSTED_FILE, read_exhausted
 from ..measure.hardware import usable_cores
 from ..measure.sampling import sample_candidates
 from .config import CollectConfig
-from .records import _commit, _commit_new_class, _existing, _record_key, measure_batch
+from .recording import _commit, _commit_new_class, _existing, _record_key, measure_batch
 
 #: Evolutionary searches per task and run at most; each new one starts from another seed.
 EVOLUTION_ROUNDS = 3

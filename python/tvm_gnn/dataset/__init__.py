@@ -1,15 +1,27 @@
 # Licensed under the Apache License, Version 2.0.
-"""The measured dataset: database files, layout, records, graphs and their cache, splits, stats.
+"""The measured dataset: database files, layout, records, graphs and their cache, splits, counts
+and the card.
 
 ``from tvm_gnn import dataset`` gives the functions most callers need; each lives in one module:
 :mod:`~.dbfile` (reading and repairing MetaSchedule JSON databases without TVM),
 :mod:`~.layout` (folders, packed or not, snapshots, exhausted workloads), :mod:`~.archive`
 (pack / unpack), :mod:`~.records` (samples and MetaSchedule records), :mod:`~.graphs` (featurized
-and cached), :mod:`~.splits`, :mod:`~.stats`, :mod:`~.groups` (per-workload candidates for cost
-models), :mod:`~.store_features` (TVM's per-store features of each program, cached).
+and cached), :mod:`~.splits` (the held-out networks, train / test splits), :mod:`~.counts` (what
+a dataset holds) and :mod:`~.card` (the dataset card that renders it), :mod:`~.groups`
+(per-workload candidates for cost models), :mod:`~.store_features` (TVM's per-store features of
+each program, cached), :mod:`~.provenance` and :mod:`~.rates` (which run measured what, and how
+fast).
 """
 
 from .archive import pack, unpack
+from .card import (
+    stats_figure,
+    stats_markdown,
+    stats_plot,
+    summary_markdown,
+    would_add_markdown,
+)
+from .counts import stats, would_add
 from .graphs import CACHE_FORMAT, load_graphs
 from .layout import (
     DB_FILES,
@@ -27,15 +39,6 @@ from .layout import (
 from .rates import collection_rate
 from .records import Sample, distinct_programs, samples, tuning_records
 from .splits import HELD_OUT, SPLITS, split
-from .stats import (
-    stats,
-    stats_figure,
-    stats_markdown,
-    stats_plot,
-    summary_markdown,
-    would_add,
-    would_add_markdown,
-)
 from .store_features import load_store_features
 
 __all__ = [

@@ -5,7 +5,7 @@ and which CPU generation each run measured on."""
 from __future__ import annotations
 
 from .layout import check_root, network_folders, read_provenance
-from .runs import run_cpu
+from .provenance import run_cpu
 
 
 def collection_rate(root, hardware: str) -> float | None:

@@ -1,13 +1,13 @@
 # Licensed under the Apache License, Version 2.0.
 """``tvm-gnn eval``: how well cost models rank the measured programs of networks they never saw.
 
-:mod:`~.run` trains the baselines and scores every model; :mod:`~.render` writes the tables and
+:mod:`~.ranking` trains the baselines and scores every model; :mod:`~.render` writes the tables and
 the plot.
 """
 
 from ..errors import EvaluationError
+from .ranking import DESCRIPTIONS, MODELS, evaluate, network_metrics, score_model
 from .render import markdown, plot
-from .run import DESCRIPTIONS, MODELS, evaluate, network_metrics, score_model
 
 __all__ = [
     "DESCRIPTIONS",

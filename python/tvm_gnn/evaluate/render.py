@@ -1,5 +1,5 @@
 # Licensed under the Apache License, Version 2.0.
-"""The results of :func:`tvm_gnn.evaluate.run.evaluate` as markdown tables and a bar plot."""
+"""The results of :func:`tvm_gnn.evaluate.ranking.evaluate` as markdown tables and a bar plot."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from ..cost_models.mlp_fixes import MKL_CBWR
-from .run import DESCRIPTIONS
+from .ranking import DESCRIPTIONS
 
 
 def _num(x: float) -> str:

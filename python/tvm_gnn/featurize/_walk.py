@@ -175,7 +175,7 @@ def walk(root, type_ids, max_nodes, reuse=False):
 
     Features come back in two parts, to keep the per-node work small: dense per-node columns
     (depth, loop depth, log2 trips) and sparse ``(node, column, value)`` triples for the rest.
-    :func:`tvm_gnn.graph.walk_arrays` assembles them into the feature matrix.
+    :func:`tvm_gnn.featurize.graph.walk_arrays` assembles them into the feature matrix.
 
     Parameters
     ----------

@@ -13,7 +13,7 @@ import numpy as np
 from .. import atomic
 from ..jsonfile import read_json
 from .compile import COMPILE_VERSION, compile_check_time, compile_checked, time_network
-from .network import reference_network
+from .end_to_end import reference_network
 
 
 def read_budgets(work_dir) -> dict:

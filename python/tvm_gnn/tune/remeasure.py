@@ -84,7 +84,7 @@ def remeasure_best(
     from tvm.s_tir import meta_schedule as ms
 
     from ..measure.runner import COLD_MEASURE, evaluator_config
-    from .network import reference_network
+    from .end_to_end import reference_network
 
     logs = {k: read_json(Path(w) / "tune_log.json") for k, w in work_dirs.items()}
     kinds = {(lg["network"], lg["target"]) for lg in logs.values()}

@@ -42,7 +42,7 @@ from ..dataset.splits import HELD_OUT
 from ..errors import EvaluationError
 from ..nn.metrics import bootstrap_error_ratio, pairwise_accuracy, pairwise_by_group, topk_score
 from ..progress import bar
-from .runs import ensemble_runs, mean_of_runs
+from .seeds import ensemble_runs, mean_of_runs
 from .training_records import checkpoint_infos, paths, training_records
 
 logger = logging.getLogger(__name__)

@@ -100,7 +100,7 @@ def test_weights_provenance_names_the_weights_where_a_model_uses_them():
     import hashlib
 
     from tvm_gnn.resources import PRETRAINED
-    from tvm_gnn.tune.network import weights_provenance
+    from tvm_gnn.tune.end_to_end import weights_provenance
 
     assert weights_provenance("xgb") is None and weights_provenance("random") is None
     info = weights_provenance("xgb-pretrained")  # trains on the weights' training networks

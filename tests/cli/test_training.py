@@ -1,6 +1,6 @@
 """`tvm-gnn train`'s options: with none given, it trains what the package ships."""
 
-from tvm_gnn.cli import build_parser, train_featurizer
+from tvm_gnn.cli import build_parser, featurizer_config
 from tvm_gnn.cli.architecture import gnn_overrides
 from tvm_gnn.nn import checkpoint
 from tvm_gnn.resources import PRETRAINED
@@ -15,7 +15,7 @@ def test_train_defaults_are_the_shipped_weights_recipe():
         assert getattr(model.config, field) == value, field
     assert model.config.embedding == args.embedding
     assert model.config.conv == "relational" and model.config.compare
-    assert train_featurizer(args) == featurizer
+    assert featurizer_config(args) == featurizer
     shipped = info["train_config"]
     for option, field in [
         ("loss", "loss"),

@@ -3,7 +3,7 @@
 import gzip
 import json
 
-from tvm_gnn.dataset.runs import RunSpan, run_spans
+from tvm_gnn.dataset.provenance import RunSpan, run_spans
 
 
 def _folder(tmp_path, runs, records, packed=False):

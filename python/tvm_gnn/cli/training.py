@@ -26,7 +26,7 @@ def _shipped(name: str):
 
 
 # -- train -------------------------------------------------------------------------------------
-def train_featurizer(args):
+def featurizer_config(args):
     """The ``FeaturizerConfig`` that ``tvm-gnn train`` builds its graphs with, from its options."""
     return FeaturizerConfig(reuse=args.reuse_features)
 
@@ -61,7 +61,7 @@ def cmd_train(args) -> int:
         plot=plot,
         hardware=hardware,
         held_out=args.held_out,
-        featurizer=train_featurizer(args),
+        featurizer=featurizer_config(args),
         embedding=args.embedding,
         gnn_overrides=overrides,
         config=config,
