@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import time
 from pathlib import Path
 
@@ -41,7 +40,7 @@ def timed(fn, reps: int):
     return float(np.median(times)), out
 
 
-def main() -> None:
+def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("-n", "--candidates", type=int, default=2048)
     parser.add_argument("--workload", default="resnet18_conv2d")
@@ -52,21 +51,22 @@ def main() -> None:
         "--checkpoint", default=None, help="GNN weights timed (default: the shipped ones)"
     )
     parser.add_argument("--no-write", action="store_true", help="print only")
-    args = parser.parse_args()
+    return parser
 
+
+def timings(args, cores: int):
+    """``(rows, n, gnn, graphs)``: seconds of each step over ``n`` sampled candidates, the
+    GNNModel timed and its graphs."""
     import torch
-    import tvm
     from tvm.s_tir import meta_schedule as ms
 
     from tvm_gnn.cost_models.gnn import GNNModel
     from tvm_gnn.cost_models.scoring import predict_chunks
     from tvm_gnn.featurize import graph
     from tvm_gnn.measure import workloads
-    from tvm_gnn.measure.hardware import cpu_model, usable_cores
     from tvm_gnn.measure.sampling import sample_candidates, target_from
     from tvm_gnn.nn.training import predict
 
-    cores = usable_cores()
     target = target_from("llvm", cores)
     t = time.perf_counter()
     ctx, cands = sample_candidates(
@@ -114,6 +114,15 @@ def main() -> None:
     secs, _ = timed(lambda: both.predict(ctx, cands), 1)
     rows["GNNModel(ensemble=XGBModel).predict (opt-in blend)"] = secs
     assert np.isfinite(gnn_scores).all() and np.isfinite(xgb_scores).all()
+    return rows, n, gnn, graphs
+
+
+def render(args, rows: dict, n: int, gnn, graphs, cores: int) -> tuple[str, float]:
+    """The docs section, and the graphs' mean size."""
+    import torch
+    import tvm
+
+    from tvm_gnn.measure.hardware import cpu_model
 
     gnn_s = rows["**GNNModel.predict** (featurize + forward)"]
     xgb_s = rows["**XGBModel.predict** (features + booster)"]
@@ -144,24 +153,22 @@ def main() -> None:
         f"{xgb_s / gnn_s:.1f}x faster than XGBModel.predict ({n / xgb_s:,.1f} candidates/s). "
         f"Target: >= 2,000 candidates/s and within 3x of XGBModel's time.",
     ]
-    body = "\n".join(lines)
+    return "\n".join(lines), float(nodes)
+
+
+def main() -> None:
+    from tvm_gnn.measure.hardware import cpu_model, usable_cores
+
+    args = parser().parse_args()
+    cores = usable_cores()
+    rows, n, gnn, graphs = timings(args, cores)
+    body, nodes = render(args, rows, n, gnn, graphs, cores)
     print(body)
     if not args.no_write:
         report.write_section(ROOT / "docs" / "benchmarks.md", MARK, body)
+        numbers = {"candidates": n, "seconds": rows, "cpu": cpu_model(), "cores": cores}
         out = Path(__file__).parent / "results" / "featurize_predict.json"
-        out.parent.mkdir(exist_ok=True)
-        out.write_text(
-            json.dumps(
-                {
-                    "candidates": n,
-                    "seconds": rows,
-                    "cpu": cpu_model(),
-                    "cores": cores,
-                    "mean_nodes": float(nodes),
-                },
-                indent=1,
-            )
-        )
+        report.write_json(out, {**numbers, "mean_nodes": nodes})
 
 
 if __name__ == "__main__":

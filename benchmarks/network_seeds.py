@@ -35,13 +35,12 @@ and its numbers to ``benchmarks/results/tune_networks_seeds_NAME.json``::
 from __future__ import annotations
 
 import argparse
-import functools
-import importlib.util
 import json
 import math
 from pathlib import Path
 
 import numpy as np
+import tuning_runs as tn
 
 from tvm_gnn import atomic, report
 
@@ -52,80 +51,20 @@ REACH_TARGET = 1 / 3
 SHARE_TARGET = 0.10
 
 
-@functools.cache
-def _tune_networks():
-    spec = importlib.util.spec_from_file_location(
-        "tune_networks", Path(__file__).with_name("tune_networks.py")
-    )
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def _logs(folder: Path, net: str, model: str) -> dict[int, dict]:
-    out = {}
-    for path in sorted((folder / net / model).glob("seed*/tune_log.json")):
-        log = json.loads(path.read_text())
-        out[int(log["seed"])] = log
-    return out
-
-
-def task_map(folder: Path, net: str, target: str) -> dict[str, dict]:
-    """``{workload hash: {"name", "weight"}}`` of ``net``'s tuning tasks, as the runs' databases
-    key them; extracted with TVM once and kept in ``folder/<net>/tasks.json``."""
-    path = folder / net / "tasks.json"
-    if path.exists():
-        return json.loads(path.read_text())
-    import tvm
-    from tvm.s_tir.meta_schedule.database import Workload
-
-    from tvm_gnn.measure.networks import extract_tasks
-
-    out = {
-        # the hash as a JSON database writes it
-        str(Workload(t.dispatched[0]).as_json()[0]): {
-            "name": t.task_name,
-            "weight": float(t.weight),
-        }
-        for t in extract_tasks(net, tvm.target.Target(target))
-    }
-    atomic.write_json(path, out)
-    return out
-
-
-def best_per_task(work_dir: Path, trials: int) -> tuple[dict[str, float], dict[str, int]]:
-    """Each workload's best measured latency (s) in a run's first ``trials`` records, and how many
-    of them it got; workloads keyed by hash, as in :func:`task_map`."""
-    from tvm_gnn.dataset.dbfile import read_records
-    from tvm_gnn.dataset.layout import open_db_folder
-
-    folder = open_db_folder(Path(work_dir))  # the archive keeps the databases gzipped
-    scan = read_records(folder)
-    hashes = scan.workload_hashes
-    best: dict[str, float] = {}
-    spent: dict[str, int] = {}
-    for record in scan.records[:trials]:
-        key = hashes[record.workload]
-        spent[key] = spent.get(key, 0) + 1
-        if not record.failed:  # a task with failures only has no best: its gap stays NaN
-            best[key] = min(best.get(key, math.inf), record.latency)
-    return best, spent
-
-
 def task_gaps(archive: Path, name: str, net: str, trials: int, seeds: list[int]) -> dict:
     """Where the GNN's schedules win and lose against XGBModel's after ``trials``: per task, the
     weighted gap (weight x (GNN's best - XGBModel's best of the same seed), ms; median over
     ``seeds``) and each model's trials on it (median over seeds)."""
     weighted = Path(f"{archive}-{name}")
     log = json.loads((weighted / net / "gnn" / f"seed{seeds[0]}" / "tune_log.json").read_text())
-    tasks = task_map(weighted, net, log["target"])  # one network, one target: one task map
+    tasks = tn.task_map(weighted, net, log["target"])  # one network, one target: one task map
     per_task: dict[str, dict[str, list]] = {}
     for seed in seeds:
         gnn_dir = weighted / net / "gnn" / f"seed{seed}"
         xgb_dir = archive / net / "xgb" / f"seed{seed}"
         (mine, mine_spent), (theirs, theirs_spent) = (
-            best_per_task(gnn_dir, trials),
-            best_per_task(xgb_dir, trials),
+            tn.best_per_task(gnn_dir, trials),
+            tn.best_per_task(xgb_dir, trials),
         )
         for key, task in tasks.items():
             row = per_task.setdefault(task["name"], {"gap_ms": [], "gnn": [], "xgb": []})
@@ -145,11 +84,10 @@ def task_gaps(archive: Path, name: str, net: str, trials: int, seeds: list[int])
 
 def network_row(archive: Path, name: str, net: str, trials: int, planned: int) -> dict:
     """One network's numbers (``seeds`` empty when no head-to-head timing is archived)."""
-    tn = _tune_networks()
     weighted = Path(f"{archive}-{name}")
     h2h_path = weighted / net / "head_to_head.json"
     row = {"network": net, "trials": trials, "seeds_planned": planned, "seeds": {}}
-    gnn, xgb = _logs(weighted, net, "gnn"), _logs(archive, net, "xgb")
+    gnn, xgb = tn.archived_logs(weighted, net, "gnn"), tn.archived_logs(archive, net, "xgb")
     # finished runs the table cannot read yet: one model's only, or both but not timed in turn
     row["one_model"] = {"gnn": sorted(set(gnn) - set(xgb)), "xgb": sorted(set(xgb) - set(gnn))}
     row["untimed"] = sorted(set(gnn) & set(xgb))
@@ -187,19 +125,6 @@ def network_row(archive: Path, name: str, net: str, trials: int, planned: int) -
 def first_estimate(curve: list[dict]) -> int | None:
     """The first trial count with an estimate: the task scheduler's first pass is over."""
     return next((p["trials"] for p in curve if p["estimated_latency_s"] is not None), None)
-
-
-def log_interval(ratios: list[float], level: float = 0.95) -> tuple[float, float, float]:
-    """Geometric mean of ``ratios`` and its t-interval over seeds (on the log ratios; the ends
-    are nan with one seed)."""
-    from scipy import stats
-
-    logs = np.log(ratios)
-    mean = float(np.mean(logs))
-    if len(logs) < 2:
-        return math.exp(mean), math.nan, math.nan
-    half = stats.t.ppf(0.5 + level / 2, len(logs) - 1) * np.std(logs, ddof=1) / math.sqrt(len(logs))
-    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 
 def _median_reach(reach: list[int | None], trials: int) -> float:
@@ -288,7 +213,7 @@ def table(rows: list[dict], command: str) -> str:
             if med_reach > r["trials"]
             else f"{med_reach:.0f} ({med_reach / r['trials']:.0%})"
         )
-        geo, low, high = log_interval(ratios)
+        geo, low, high = tn.log_interval(ratios)
         interval = f" [{low:.3f}, {high:.3f}]" if math.isfinite(low) else " (one seed)"
         out.append(
             f"| {r['network']} | {r['trials']} | {len(seeds)} of {r['seeds_planned']} | {each} | "
@@ -370,7 +295,7 @@ def parse_plan(items: list[str], error) -> list[tuple[str, int, int]]:
     return plan
 
 
-def main(argv: list[str] | None = None) -> None:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--weights-name", required=True, help="the GNN runs' --weights-name")
     p.add_argument(
@@ -387,15 +312,14 @@ def main(argv: list[str] | None = None) -> None:
         help="where the numbers go (default: benchmarks/results/tune_networks_seeds_NAME.json)",
     )
     p.add_argument("--no-write", action="store_true", help="print, do not touch docs/")
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = parser()
     args = p.parse_args(argv)
     plan = parse_plan(args.plan, p.error)
-    if args.archive is None:
-        from tvm_gnn.measure.hardware import hardware_name
-        from tvm_gnn.measure.sampling import target_from
-
-        archive = ROOT / "benchmarks" / "tuning-runs" / hardware_name(target_from("llvm", None))
-    else:
-        archive = Path(args.archive)
+    archive = Path(args.archive) if args.archive else tn.this_machines_archive()
     if not archive.is_dir():
         p.error(f"--archive {archive}: no such folder")
     shown = archive.resolve()

@@ -225,7 +225,7 @@ def sweep(args) -> list[dict]:
     return list(found.values())
 
 
-def main(argv=None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     parser.add_argument("--data", default=str(ROOT / "data"), help="dataset (default: data/)")
     parser.add_argument(
@@ -300,6 +300,11 @@ def main(argv=None) -> int:
         help="train nothing: the table of the finished runs, from --runs or else from --json "
         "(the committed numbers, so it works on a clean clone); unfinished cells show '-'",
     )
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")

@@ -1,7 +1,7 @@
 # Licensed under the Apache License, Version 2.0.
-"""The package's shape: the TVM-free core stays TVM-free, and no file or function grows past what a
-reader takes in at once (issue: a layered package). The layer contract itself is import-linter's
-(``pyproject.toml``), run by ``./build.sh test``."""
+"""The package's shape: the TVM-free core stays TVM-free, and no file or function of the package or
+of ``benchmarks/`` grows past what a reader takes in at once (issue: a layered package). The layer
+contract itself is import-linter's (``pyproject.toml``), run by ``./build.sh test``."""
 
 import ast
 import pkgutil
@@ -14,6 +14,7 @@ import pytest
 import tvm_gnn
 
 PACKAGE = Path(tvm_gnn.__file__).parent
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 MAX_FILE_LINES = 350
 MAX_FUNCTION_LINES = 80
 #: the Cython hot loop: one long function on purpose (a call per node costs ~10% there)
@@ -44,14 +45,20 @@ def test_the_core_loads_neither_tvm_nor_tvm_ffi():
 
 
 def _sources():
-    return sorted(p for p in PACKAGE.rglob("*.py") if "resources" not in p.parts)
+    package = sorted(p for p in PACKAGE.rglob("*.py") if "resources" not in p.parts)
+    return package + sorted(BENCHMARKS.glob("*.py"))
+
+
+def _rel(path: Path) -> str:
+    """A package file relative to the package; a benchmark as ``benchmarks/NAME.py``."""
+    if path.is_relative_to(PACKAGE):
+        return str(path.relative_to(PACKAGE))
+    return str(path.relative_to(BENCHMARKS.parent))
 
 
 def test_no_file_is_longer_than_a_reader_takes_in():
     long = {
-        str(p.relative_to(PACKAGE)): n
-        for p in _sources()
-        if (n := len(p.read_text().splitlines())) > MAX_FILE_LINES
+        _rel(p): n for p in _sources() if (n := len(p.read_text().splitlines())) > MAX_FILE_LINES
     }
     assert set(long) <= LONG_ALLOWED, long
 
@@ -62,15 +69,16 @@ def _functions(tree):
             yield node
 
 
-@pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(PACKAGE)))
+@pytest.mark.parametrize("path", _sources(), ids=_rel)
 def test_no_function_is_longer_than_a_screen(path):
-    rel = str(path.relative_to(PACKAGE))
+    rel = _rel(path)
     long = []
     for fn in _functions(ast.parse(path.read_text())):
         first = min([fn.lineno] + [d.lineno for d in fn.decorator_list])
         n = fn.end_lineno - first + 1
-        # the walk, and the parser of one command each (a list of its options)
-        exempt = rel in LONG_ALLOWED or (rel.startswith("cli/") and fn.name.endswith("_parser"))
+        # the walk, and the parser of one command (or benchmark) each: a list of its options
+        parser = fn.name.endswith("_parser") or fn.name in ("parser", "parse")
+        exempt = rel in LONG_ALLOWED or (rel.startswith(("cli/", "benchmarks/")) and parser)
         if n > MAX_FUNCTION_LINES and not exempt:
             long.append(f"{fn.name}: {n} lines")
     assert not long, long
@@ -83,3 +91,26 @@ def test_the_tests_mirror_the_package():
     stages = {p.stem for p in PACKAGE.glob("*.py")}  # a one-module stage (train) may have one too
     mirrored = subpackages | stages | {"benchmarks"}  # tests/benchmarks: the scripts'
     assert folders and folders <= mirrored, folders - mirrored
+
+
+#: benchmark scripts with no test module of their own, and why: each only times or profiles
+#: TVM or the GNN (its numbers are the benchmark's result), or runs what the tests of the
+#: package it measures already cover
+UNTESTED_SCRIPTS = {
+    "featurize_jobs": "times the featurizer's worker processes",
+    "featurize_predict": "times featurization and predict",
+    "head_to_head": "times compiled networks in turn (tune.budgets.head_to_head, tested)",
+    "online_adaptation": "trains GNNModel's online update offline and times it",
+    "patched_tvm": "a helper: TVM with the patch series applied, for intrinsics_import",
+    "validation_ensemble": "tested in test_validation_sweep (it reads the sweep's runs)",
+    "walk_overhead": "times the walk against another revision's",
+}
+
+
+def test_the_benchmark_scripts_have_their_test_modules():
+    """One test module a benchmark script with logic (``tests/benchmarks/test_NAME.py``); the
+    modules the scripts import are tested through them or by their own."""
+    tests = Path(__file__).parent / "benchmarks"
+    scripts = {p.stem for p in BENCHMARKS.glob("*.py") if "def main(" in p.read_text()}
+    tested = {p.stem.removeprefix("test_") for p in tests.glob("test_*.py")}
+    assert scripts - tested == set(UNTESTED_SCRIPTS), scripts - tested

@@ -1,6 +1,7 @@
 """The benchmark scripts' tests, one module a script with logic (``test_<script>.py``)."""
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -17,3 +18,25 @@ def script(name: str):
     sys.modules[name] = mod  # where dataclasses and pickle look a module's classes up
     spec.loader.exec_module(mod)
     return mod
+
+
+def task_run(runs: Path, task: str, model: str, seed: int, curve, weights="w1") -> None:
+    """A finished ``tune_tasks.py`` run of ``task``: its ``run.json`` with ``curve``."""
+    out = runs / task / model / f"seed{seed}"
+    out.mkdir(parents=True)
+    run = {
+        "task": task,
+        "kind": "conv2d 3x3",
+        "model": model,
+        "seed": seed,
+        "trials": len(curve),
+        "curve": list(curve),
+        "errors": 0,
+        "wall_seconds": 10.0,
+        "tuning_seconds": 8.0,
+        "cost_model_seconds": 0.8 if model == "gnn" else 0.4,
+        "weights": weights if model.startswith("gnn") else None,
+        "machine": "test CPU, 2 cores",
+        "day": "2026-11-25",
+    }
+    (out / "run.json").write_text(json.dumps(run))

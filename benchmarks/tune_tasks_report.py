@@ -1,0 +1,208 @@
+# Licensed under the Apache License, Version 2.0.
+"""The report of ``tune_tasks.py``, from the numbers of :mod:`tune_tasks_summary`: the tables of
+best latencies and ratios against XGBModel, the targets' table and the learning-curve plot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from tune_tasks_summary import LONG_EPOCHS, PER_ROUND
+
+
+def _median_trials(t: dict, final: int) -> str:
+    """A ``trials_to_xgb_final`` entry's median, "> final" when most runs never got there."""
+    return f"{t['median']:.0f}" if np.isfinite(t["median"]) else f"> {final}"
+
+
+def _ratio_cell(c: dict) -> str:
+    return f"**{c['ratio']:.3f}** [{c['low']:.3f}, {c['high']:.3f}]"
+
+
+def _ratio_table(heading: str, ratios: dict, ref: str, res: dict) -> list[str]:
+    """A table of ``ratios`` (:func:`_ratios` against ``ref``): a row per model that has them,
+    a column per budget."""
+    budgets = res["budgets"]
+    lines = [
+        f"| {heading} | " + " | ".join(f"{b} trials" for b in budgets) + " |",
+        "|---|" + "---:|" * len(budgets),
+    ]
+    for m in res["models"]:
+        if f"{m}@{budgets[0]}" in ratios:
+            cells = [ratios[f"{m}@{b}"] for b in budgets]
+            lines.append(f"| {m} / {ref} | " + " | ".join(map(_ratio_cell, cells)) + " |")
+    return lines
+
+
+def _model_table(res: dict) -> list[str]:
+    """A row per model: how soon it reaches XGBModel's final best (when XGBModel was tuned), what
+    its search gained after the first budget and in the last round, its cost-model share."""
+    budgets, final = res["budgets"], max(res["budgets"])
+    to_xgb = res.get("trials_to_xgb_final")
+    head = ["model"]
+    if to_xgb:
+        head += [f"trials to reach XGBModel's {final}-trial best (median over tasks x seeds)"]
+        head += ["reached in"]
+    head += [
+        f"its own best at {min(budgets)} trials / at {final}",
+        f"at {final - PER_ROUND} / at {final} (the last round)",
+        "cost model share of tuning wall-clock",
+    ]
+    lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
+    for m in res["models"]:
+        cells = [m]
+        if to_xgb:
+            t = to_xgb[m]
+            cells += [_median_trials(t, final), f"{t['reached']} / {t['runs']} runs"]
+        cells += [
+            f"{res['gain_after_first'][m]:.3f}",
+            f"{res['gain_last_round'][m]:.3f}",
+            f"{res['cost_model_share'][m]:.1%}",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def render(res: dict, command: str, plot_name: str | None) -> str:
+    if not res["tasks"]:
+        return "No task has finished runs of every model yet.\n"
+    budgets, models = res["budgets"], res["models"]
+    lines = [
+        f"Command: `{command}`; {', '.join(res['machines'])}; runs of {', '.join(res['days'])}. "
+        f"{len(res['tasks'])} tasks, seeds per task: "
+        + ", ".join(sorted({str(len(s)) for s in res["seeds"].values()}))
+        + ".",
+        "",
+    ]
+    tables = []
+    if res["ratios"]:
+        tables.append(
+            _ratio_table(
+                "GNN / XGBModel best latency (geometric mean over tasks)", res["ratios"], "xgb", res
+            )
+        )
+    if res.get("ratios_gnn"):
+        tables.append(
+            _ratio_table(
+                "each GNN variant / the shipped GNN, same seeds", res["ratios_gnn"], "gnn", res
+            )
+        )
+    for table in tables:
+        lines += table + [""]
+    if tables:
+        lines += ["(95% bootstrap interval: tasks resampled, and seeds within each task.)", ""]
+    lines += _model_table(res)
+    lines += [
+        "",
+        "| task | kind | " + " | ".join(f"{m} @{b} (ms)" for b in budgets for m in models) + " |",
+        "|---|---|" + "---:|" * (len(budgets) * len(models)),
+    ]
+    for t, row in res["per_task"].items():
+        cells = [f"{row[f'{m}@{b}'] * 1e3:.4f}" for b in budgets for m in models]
+        lines.append(f"| {t} | {row['kind']} | " + " | ".join(cells) + " |")
+    if plot_name:
+        lines += ["", f"![best latency against trials]({plot_name})"]
+    return "\n".join(lines) + "\n"
+
+
+def render_targets(res: dict, count: int, seeds: int) -> str:
+    """The targets against the runs so far: ``count`` tasks of ``seeds`` seeds make the whole
+    benchmark; until then every verdict reads "so far"."""
+    tasks = res["tasks"]
+    if not tasks or "gnn" not in res["models"] or "xgb" not in res["models"]:
+        return "No task has finished runs of GNNModel and XGBModel yet.\n"
+    budgets, final = res["budgets"], max(res["budgets"])
+    complete = len(tasks) >= count and all(len(s) >= seeds for s in res["seeds"].values())
+    so_far = "" if complete else " so far"
+    at = 64 if 64 in budgets else final
+    r = res["ratios"][f"gnn@{at}"]
+    others = ", ".join(
+        f"{res['ratios'][f'gnn@{b}']['ratio']:.3f} at {b} trials" for b in budgets if b != at
+    )
+    need, xgb_need = res["trials_to_xgb_final"]["gnn"], res["trials_to_xgb_final"]["xgb"]
+    share = res["cost_model_share"]
+
+    def verdict(ok: bool) -> str:
+        return ("met" if ok else "missed") + so_far
+
+    n_seeds = sorted({len(s) for s in res["seeds"].values()})
+    lines = [
+        f"{len(tasks)} of {count} tasks, seeds per task {'/'.join(map(str, n_seeds))} of {seeds}; "
+        f"{', '.join(res['machines'])}; runs of {', '.join(res['days'])}; "
+        "`.venv/bin/python benchmarks/tune_tasks.py --report-only`.",
+        "",
+        "| target | measured | verdict |",
+        "|---|---|---|",
+        f"| geometric mean GNN / XGBModel best latency at {at} trials <= 0.90, interval's upper "
+        f"end < 1.0 | **{r['ratio']:.3f}**, 95% interval [{r['low']:.3f}, {r['high']:.3f}] "
+        f"({others}) | {verdict(r['ratio'] <= 0.90 and r['high'] < 1.0)} |",
+        f"| GNNModel reaches XGBModel's {final}-trial best in <= 1/3 of the trials (median) | "
+        f"**{_median_trials(need, final)}** of {final} trials ({need['reached']} of "
+        f"{need['runs']} runs reach it; XGBModel itself: {_median_trials(xgb_need, final)}) | "
+        f"{verdict(need['median'] <= final / 3)} |",
+        f"| cost model <= 10% of tuning wall-clock | GNN **{share['gnn']:.1%}** (XGBModel "
+        f"{share['xgb']:.1%}) | {verdict(share['gnn'] <= 0.10)} |",
+        "",
+    ]
+    ahead = {b: [t for t in tasks if _gnn_ahead(res, t, b)] for b in budgets}
+    lines.append(
+        "GNNModel has the lower best latency (geometric mean over seeds) on "
+        + ", ".join(str(len(ahead[b])) for b in budgets)
+        + f" of the {len(tasks)} tasks at "
+        + ", ".join(str(b) for b in budgets)
+        + " trials."
+    )
+    behind = {t: [b for b in budgets if t not in ahead[b]] for t in tasks}
+    for t, bs in behind.items():
+        if bs:
+            row = res["per_task"][t]
+            cells = ", ".join(
+                f"{row[f'gnn@{b}'] * 1e3:.3f} against {row[f'xgb@{b}'] * 1e3:.3f} ms at {b}"
+                for b in bs
+            )
+            lines.append(f"XGBModel is ahead on {t} ({row['kind']}): {cells}.")
+    return "\n".join(lines) + "\n"
+
+
+def _gnn_ahead(res: dict, task: str, budget: int) -> bool:
+    row = res["per_task"][task]
+    return row[f"gnn@{budget}"] < row[f"xgb@{budget}"]
+
+
+def plot(res: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FixedLocator, FormatStrFormatter, NullLocator
+
+    names = {
+        "gnn": "GNNModel",
+        "xgb": "XGBModel",
+        "random": "RandomModel",
+        "gnn+xgb": "GNNModel + XGBModel",
+        "gnn-long": f"GNNModel, {LONG_EPOCHS}-epoch online update",
+        "gnn-head": "GNNModel, head-only online update",
+    }
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for m, c in res["curves"].items():
+        x = np.arange(1, len(c["mid"]) + 1)
+        ax.plot(x, c["mid"], label=names.get(m, m))
+        ax.fill_between(x, c["low"], c["high"], alpha=0.2)
+    ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+    for b in res["budgets"][:-1]:
+        ax.axvline(b, color="grey", lw=0.6, ls=":")
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(
+        FixedLocator([0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5, 2, 3, 4, 6, 8])
+    )
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
+    ax.set_xlabel("trials")
+    ax.set_ylabel("best latency / XGBModel's final best")
+    ax.set_title(f"{len(res['tasks'])} held-out tasks, geometric mean (95% band over tasks)")
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

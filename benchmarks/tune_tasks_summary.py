@@ -1,0 +1,189 @@
+# Licensed under the Apache License, Version 2.0.
+"""The numbers of ``tune_tasks.py``'s report, from its finished runs: best latency at each budget,
+the geometric mean over tasks of the ratios against XGBModel with a bootstrap interval (tasks
+resampled, and seeds within each task), the trials to reach XGBModel's best, the cost model's
+share of wall-clock, and the learning curves."""
+
+from __future__ import annotations
+
+import numpy as np
+
+BOOTSTRAP = 2000
+
+
+#: candidates measured per search round
+#: candidates measured per search round
+PER_ROUND = 16
+MODELS = ("gnn", "xgb", "random", "gnn+xgb", "gnn-long", "gnn-head")
+#: the models tuned and reported unless ``--models`` says otherwise. Opt-in: ``gnn+xgb``, the GNN
+#: blended with an XGBModel that learns during the search; ``gnn-long``, the GNN whose online
+#: update runs :data:`LONG_EPOCHS` epochs instead of ``ONLINE_TRAIN``'s 8; ``gnn-head``, the GNN
+#: whose online update trains its head alone (``GNNModel(online="head")``)
+DEFAULT_MODELS = ("gnn", "xgb", "random")
+#: models that start from GNN weights: their runs record the weights' digest
+GNN_MODELS = ("gnn", "gnn+xgb", "gnn-long", "gnn-head")
+#: gnn-long's online epochs (benchmarks/online_adaptation.py's gnn-online-long)
+LONG_EPOCHS = 64
+
+
+# -- statistics ---------------------------------------------------------------------------------
+def best_at(curve: list[float], trials: int) -> float:
+    """Best latency after ``trials`` trials (inf: nothing valid yet)."""
+    return float(curve[min(trials, len(curve)) - 1]) if curve else float("inf")
+
+
+def trials_to_reach(curve: list[float], target: float) -> float:
+    """First trial (1-based) whose best is at most ``target``; inf if never."""
+    hit = np.nonzero(np.asarray(curve) <= target * (1 + 1e-9))[0]
+    return float(hit[0] + 1) if len(hit) else float("inf")
+
+
+def geomean_ratio(a: dict, b: dict, tasks: list[str], rng=None) -> float:
+    """Geometric mean over ``tasks`` of (geometric mean over seeds of ``a``) / (same of ``b``);
+    ``a[task]``/``b[task]`` are arrays of latencies of the same seeds. With ``rng``, tasks are
+    resampled, and seeds within each task, with replacement (a bootstrap replicate); a seed
+    drawn counts for both models (their runs of one seed share the search's seed)."""
+    if rng is not None:
+        tasks = list(rng.choice(tasks, size=len(tasks), replace=True))
+    logs = []
+    for t in tasks:
+        d = np.log(a[t]) - np.log(b[t])
+        if rng is not None:
+            d = rng.choice(d, size=len(d))
+        logs.append(d.mean())
+    return float(np.exp(np.mean(logs)))
+
+
+def interval(a: dict, b: dict, tasks: list[str], seed: int = 0) -> tuple[float, float, float]:
+    """:func:`geomean_ratio` and its 95% percentile bootstrap interval."""
+    rng = np.random.default_rng(seed)
+    reps = [geomean_ratio(a, b, tasks, rng) for _ in range(BOOTSTRAP)]
+    low, high = np.percentile(reps, [2.5, 97.5])
+    return geomean_ratio(a, b, tasks), float(low), float(high)
+
+
+def _ratios(lat: dict, models: list[str], ref: str, budgets, tasks) -> dict:
+    """``{"model@budget": {"ratio", "low", "high"}}``: each of ``models`` against ``ref``."""
+    out = {}
+    for m in models:
+        for b in budgets:
+            ratio, low, high = interval(lat[m, b], lat[ref, b], tasks)
+            out[f"{m}@{b}"] = {"ratio": ratio, "low": low, "high": high}
+    return out
+
+
+def summarize(runs: list[dict], trials: int, models=DEFAULT_MODELS) -> dict:
+    """The benchmark's numbers from the runs of ``models`` of ``trials`` trials (tasks where
+    every one of them has runs of the same seeds only), read at 32, 64 and ``trials`` trials."""
+    budgets = [b for b in (32, 64) if b < trials] + [trials]
+    by: dict[tuple[str, str], dict[int, dict]] = {}
+    for r in runs:
+        if r["trials"] >= trials and r["model"] in models:
+            by.setdefault((r["task"], r["model"]), {})[r["seed"]] = r
+    models = [m for m in MODELS if any(k[1] == m for k in by)]
+    tasks = sorted({t for t, _ in by if all((t, m) in by for m in models)})
+    # seeds every model of a task has, so that ratios pair the same seeds
+    seeds = {t: sorted(set.intersection(*(set(by[t, m]) for m in models))) for t in tasks}
+    tasks = [t for t in tasks if seeds[t]]
+    res = {"tasks": tasks, "models": models, "seeds": seeds, "budgets": list(budgets)}
+    lat = {
+        (m, b): {t: np.array([best_at(by[t, m][s]["curve"], b) for s in seeds[t]]) for t in tasks}
+        for m in models
+        for b in budgets
+    }
+    res["per_task"] = {
+        t: {
+            "kind": by[t, models[0]][seeds[t][0]]["kind"],
+            **{
+                f"{m}@{b}": float(np.exp(np.log(lat[m, b][t]).mean()))
+                for m in models
+                for b in budgets
+            },
+        }
+        for t in tasks
+    }
+    res["ratios"], res["ratios_gnn"] = {}, {}
+    if "gnn" in models and tasks:  # each GNN variant against the plain GNN, seed for seed
+        variants = [m for m in models if m in GNN_MODELS and m != "gnn"]
+        res["ratios_gnn"] = _ratios(lat, variants, "gnn", budgets, tasks)
+    if "xgb" in models and tasks:
+        res["ratios"] = _ratios(lat, [m for m in models if m != "xgb"], "xgb", budgets, tasks)
+        final = max(budgets)
+        res["trials_to_xgb_final"] = {}
+        for m in models:
+            need = [
+                trials_to_reach(by[t, m][s]["curve"], best_at(by[t, "xgb"][s]["curve"], final))
+                for t in tasks
+                for s in seeds[t]
+            ]
+            res["trials_to_xgb_final"][m] = {
+                "median": float(np.median(need)),
+                "reached": int(np.isfinite(need).sum()),
+                "runs": len(need),
+            }
+    # what each model's search gained after the first budget: best at the first budget over
+    # best at the last, geometric mean over tasks and seeds (1.0: nothing found after it)
+    # and in the last round alone (XGBModel's first with a model: it scores at random until
+    # 100 measurements)
+    first, last = min(budgets), max(budgets)
+
+    def gain(m: str, before: int) -> float:
+        if not tasks:
+            return 1.0
+        logs = [
+            np.mean([np.log(best_at(c, before) / best_at(c, last)) for c in curves(t, m)])
+            for t in tasks
+        ]
+        return float(np.exp(np.mean(logs)))
+
+    def curves(t: str, m: str) -> list:
+        return [by[t, m][s]["curve"] for s in seeds[t]]
+
+    res["gain_after_first"] = {m: gain(m, first) for m in models}
+    res["gain_last_round"] = {m: gain(m, last - PER_ROUND) for m in models}
+    res["cost_model_share"] = {
+        m: float(
+            sum(by[t, m][s]["cost_model_seconds"] for t in tasks for s in seeds[t])
+            / max(sum(by[t, m][s]["tuning_seconds"] for t in tasks for s in seeds[t]), 1e-9)
+        )
+        for m in models
+    }
+    res["machines"] = sorted({r["machine"] for r in runs})
+    res["days"] = sorted({r["day"] for r in runs})
+    res["curves"] = _curves(by, models, tasks, seeds, trials)
+    return res
+
+
+def _curves(by, models, tasks, seeds, trials) -> dict:
+    """Per model, geometric mean over tasks of best latency / XGBModel's final best (mean over
+    seeds) after each trial, with a bootstrap band over tasks."""
+    if "xgb" not in models or not tasks:
+        return {}
+    ref = {
+        t: np.exp(np.mean([np.log(best_at(by[t, "xgb"][s]["curve"], trials)) for s in seeds[t]]))
+        for t in tasks
+    }
+    rng = np.random.default_rng(0)
+    picks = [rng.integers(0, len(tasks), len(tasks)) for _ in range(200)]
+    out = {}
+    for m in models:
+        logs = np.array(
+            [
+                np.mean(
+                    [np.log(np.asarray(by[t, m][s]["curve"][:trials]) / ref[t]) for s in seeds[t]],
+                    axis=0,
+                )
+                for t in tasks
+            ]
+        )  # tasks x trials
+        mid = np.exp(logs.mean(axis=0))
+        reps = np.exp(np.array([logs[p].mean(axis=0) for p in picks]))
+        out[m] = {
+            "mid": mid.tolist(),
+            "low": np.percentile(reps, 2.5, axis=0).tolist(),
+            "high": np.percentile(reps, 97.5, axis=0).tolist(),
+        }
+    return out
+
+
+# -- report -------------------------------------------------------------------------------------
