@@ -15,8 +15,11 @@ from .common import UsageError, output_folder, positive_int, target_args, worklo
 # -- demo ----------------------------------------------------------------------------------------
 #: the demo's work folders are temporary; its log stays where it was run
 DEMO_LOG = "tvm-gnn-demo.log"
-#: per model and seed: three seeds of 48 trials cost about what one seed of 128 did
-DEMO_TRIALS = 48
+#: per model and seed, and the seeds: two seeds of 32 trials, and a small search population, so
+#: that `./build.sh demo` answers in minutes on 2 cores (docs/benchmarks.md, "The demo")
+DEMO_TRIALS = 32
+DEMO_SEEDS = 2
+DEMO_POPULATION = 128
 
 
 def cmd_demo(args) -> int:
@@ -33,6 +36,13 @@ def cmd_demo(args) -> int:
         f"tvm-gnn demo: {args.workload} on {target.kind.name}, {len(seeds)} seeds x "
         f"{args.trials} trials per model"
     )
+    warmup = xgb_warmup()
+    if "xgb" in args.models and args.trials < warmup:
+        print(
+            f"  XGBModel scores at random for its first {warmup} measurements (TVM's warm-up): "
+            f"at {args.trials} trials this compares the GNN's pretrained prior with a random "
+            "search, not with a trained XGBModel (--trials 256 for that)"
+        )
     console.route_tvm_logs(args, DEMO_LOG)
     best: dict[tuple[str, int], float] = {}
     seconds: dict[str, float] = dict.fromkeys(args.models, 0.0)
@@ -58,6 +68,15 @@ def cmd_demo(args) -> int:
     print()
     print(demo_table(best, args.models, seeds, seconds))
     return 0
+
+
+def xgb_warmup() -> int:
+    """How many measurements TVM's XGBModel scores at random before it trains (its default)."""
+    import inspect
+
+    from tvm.s_tir import meta_schedule as ms
+
+    return inspect.signature(ms.cost_model.XGBModel).parameters["num_warmup_samples"].default
 
 
 def demo_table(best: dict, models: list[str], seeds: list[int], seconds: dict) -> str:
@@ -171,8 +190,8 @@ def _demo_parser(sub) -> None:
     p.add_argument(
         "--seeds",
         type=positive_int,
-        default=3,
-        help="seeds per model, from --seed on: one seed is an anecdote (default: 3)",
+        default=DEMO_SEEDS,
+        help="seeds per model, from --seed on: one seed is an anecdote (default: %(default)s)",
     )
     p.add_argument(
         "--trials-per-iter",
@@ -188,7 +207,7 @@ def _demo_parser(sub) -> None:
         help="cost models to compare (default: gnn xgb)",
     )
     p.add_argument("--checkpoint", default=None, help="GNN weights to start from")
-    _population_option(p)
+    _population_option(p, DEMO_POPULATION)
     p.add_argument("--seed", type=int, default=0, help="the first seed (default: 0)")
     target_args(p)
     console.log_option(p, DEMO_LOG)
@@ -269,13 +288,14 @@ def _tune_parser(sub) -> None:
     p.set_defaults(func=cmd_tune)
 
 
-def _population_option(p) -> None:
+def _population_option(p, default: int = SEARCH_POPULATION) -> None:
+    ours = "" if default == SEARCH_POPULATION else f"; MetaSchedule's is {SEARCH_POPULATION}"
     p.add_argument(
         "--population",
         type=positive_int,
-        default=SEARCH_POPULATION,
+        default=default,
         help="evolutionary search population; smaller is faster per iteration and "
-        f"searches less (default: {SEARCH_POPULATION}, MetaSchedule's)",
+        f"searches less (default: {default}{ours})",
     )
 
 
