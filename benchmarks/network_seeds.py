@@ -26,7 +26,7 @@ Only seeds that are in that timing count. Per network it gives:
   workload hash; their names and weights are extracted with TVM once per network and kept in
   ``ARCHIVE-NAME/<network>/tasks.json``.
 
-The table goes to ``docs/tuning.md`` (section ``tune-networks-seeds-NAME``, in "Status now")
+The table goes to ``docs/networks.md`` (section ``tune-networks-seeds-NAME``, in "Status now")
 and its numbers to ``benchmarks/results/tune_networks_seeds_NAME.json``::
 
     .venv/bin/python benchmarks/network_seeds.py --weights-name relational
@@ -305,7 +305,7 @@ def parser() -> argparse.ArgumentParser:
         "benchmarks/tuning-runs/HARDWARE of this machine); the GNN's is ARCHIVE-NAME",
     )
     p.add_argument("--plan", nargs="+", default=list(PLAN), help="NETWORK:TRIALS:SEEDS ...")
-    p.add_argument("--doc", default=str(ROOT / "docs" / "tuning.md"))
+    p.add_argument("--doc", default=str(ROOT / "docs" / "networks.md"))
     p.add_argument(
         "--json",
         default=None,

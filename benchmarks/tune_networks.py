@@ -18,7 +18,7 @@ A table holds runs from one set of GNN weights (``--checkpoint``; runs from othe
 ``--weights-name NAME`` gives runs from other weights their own folders and section, while
 ``xgb`` and ``random``, which use no GNN weights, are tuned once and shared with the main table.
 
-The report (a generated section of ``docs/tuning.md`` per command) gives:
+The report (a generated section of ``docs/networks.md`` per command) gives:
 
 - the measured end-to-end latency at each budget;
 - the task scheduler's estimate (sum over tasks of weight x best measured latency) at each budget;
@@ -45,6 +45,7 @@ from tvm_gnn import report
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "tune-networks"
+DOC = "networks.md"  # the page under docs/ that holds the sections
 
 
 def folders(args, model: str, weighted: tuple[str, ...]) -> tuple[str, str]:
@@ -144,7 +145,7 @@ def measured_on(args, section: str) -> str:
     """The date of the section's timings: today, unless --report-only rewrites a section whose
     numbers were timed on an earlier day (which it keeps: nothing is timed again)."""
     if args.report_only:
-        earlier = report.read_section(ROOT / "docs" / "tuning.md", f"{SECTION}-{section}")
+        earlier = report.read_section(ROOT / "docs" / DOC, f"{SECTION}-{section}")
         found = re.search(r"; TVM [^;]+; (\d{4}-\d{2}-\d{2})\.", earlier or "")
         if found:
             return found.group(1)
@@ -217,7 +218,7 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="time candidates cold while tuning (tvm-gnn tune --cache-flush); such runs "
         "go to their own folders (RUNS and ARCHIVE with -cache-flush appended) "
-        "and their own section of docs/tuning.md",
+        "and their own section of docs/networks.md",
     )
     p.add_argument("--runs", default=None, help="where runs are tuned (default: tune_runs/bench)")
     p.add_argument(
@@ -325,7 +326,7 @@ def main() -> None:
     body += f"\n\n![best latency against trials and wall-clock](tuning-{name}.png)\n"
     print(body)
     if not args.no_write:
-        report.write_section(ROOT / "docs" / "tuning.md", f"{SECTION}-{name}", body, title="Tuning")
+        report.write_section(ROOT / "docs" / DOC, f"{SECTION}-{name}", body, title="Tuning")
         plot(logs, ROOT / "docs" / f"tuning-{name}.png")
 
 

@@ -108,7 +108,7 @@ def test_a_report_only_rewrite_keeps_the_day_its_numbers_were_timed(tmp_path, mo
 
     bench = script("tune_networks")
     monkeypatch.setattr(bench, "ROOT", tmp_path)
-    doc = tmp_path / "docs" / "tuning.md"
+    doc = tmp_path / "docs" / "networks.md"
     report.write_section(
         doc,
         f"{bench.SECTION}-resnet18",

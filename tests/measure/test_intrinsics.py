@@ -1,5 +1,6 @@
 """TVM's tensor intrinsics, registered through a cheaper ``inspect.stack``: the same frames (the
-same intrinsics: tests/benchmarks/test_intrinsics_import.py, through the benchmark's own processes)."""
+same intrinsics: tests/benchmarks/test_intrinsics_import.py, through the benchmark's own
+processes)."""
 
 import inspect
 
