@@ -188,7 +188,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the noise draws")
     parser.add_argument(
         "--doc",
-        default=str(ROOT / "docs" / "results.md"),
+        default=str(ROOT / "docs" / "validation.md"),
         help="markdown file whose generated section is rewritten",
     )
     parser.add_argument("--json", default=str(JSON_OUT), help="where the numbers go as JSON")

@@ -318,7 +318,7 @@ def main(argv=None) -> int:
         help="runs that started after this time ran on this machine (its boot: uptime -s); "
         "the summary keeps them apart",
     )
-    parser.add_argument("--doc", default=str(ROOT / "docs" / "dataset.md"))
+    parser.add_argument("--doc", default=str(ROOT / "docs" / "collection.md"))
     parser.add_argument("--plot", default=str(PLOT))
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args(argv)

@@ -10,7 +10,7 @@ halves' valid latencies. If the search found faster programs than chance, its re
 10th percentile and best would sit below the uniform half's. Had the two halves come from one
 distribution, their log ratios would centre on 0 and a search record would beat the uniform
 half's best with probability 1/(n+1) for n uniform records: the null line of the table.
-Geometric means with bootstrap 95% intervals over workloads. Writes a section of docs/dataset.md
+Geometric means with bootstrap 95% intervals over workloads. Writes a section of docs/collection.md
 and JSON here.
 
     .venv/bin/python benchmarks/search_half.py --data data --hardware llvm-amd-epyc-2c
@@ -120,7 +120,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     hardware_args(p)
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--doc", default=str(ROOT / "docs" / "dataset.md"), help="markdown to write")
+    p.add_argument("--doc", default=str(ROOT / "docs" / "collection.md"), help="markdown to write")
     p.add_argument("--no-write", action="store_true", help="print only")
     args = p.parse_args(argv)
     hardware = resolved_hardware(p, args)

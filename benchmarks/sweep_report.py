@@ -114,6 +114,6 @@ def earlier_runs(path) -> list[dict]:
 
 def merged(earlier: list[dict], results: list[dict]) -> list[dict]:
     """``earlier`` runs this sweep did not redo, then ``results``: a sweep of one new variant
-    adds its rows instead of dropping the numbers docs/results.md reads back."""
+    adds its rows instead of dropping the numbers docs/validation.md reads back."""
     redone = {(r["variant"], r["seed"]) for r in results}
     return [r for r in earlier if (r["variant"], r["seed"]) not in redone] + results

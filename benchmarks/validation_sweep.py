@@ -14,7 +14,7 @@ Every run writes ``RUNS/<variant>-seed<k>.json`` (and its checkpoint and loss cu
 a run whose JSON matches the dataset's contents (with ``--records-of``, those of the networks it
 reads), the run's full configs (its ``recipe``) and the device is not repeated, so the sweep
 resumes after a kill (a run killed halfway starts over). The table goes into
-``docs/results.md`` (a generated section) and the runs' numbers into
+``docs/validation.md`` (a generated section) and the runs' numbers into
 ``benchmarks/results/validation_sweep.json``, where they replace the same (variant, seed) and
 keep every other run's.
 
@@ -280,7 +280,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--doc",
-        default=str(ROOT / "docs" / "results.md"),
+        default=str(ROOT / "docs" / "validation.md"),
         help="markdown file whose generated section gets the table",
     )
     parser.add_argument(

@@ -181,7 +181,7 @@ def _collect_parser(sub) -> None:
         default=0.5,
         help="share sampled uniformly from the design space; the rest comes from "
         "evolutionary search, whose new XGBModel is still in its warm-up: alike in latency, at "
-        "a higher cost (docs/dataset.md, 'What the search half adds'); 1: "
+        "a higher cost (docs/collection.md, 'What the search half adds'); 1: "
         "uniform draws only, no search (default: 0.5)",
     )
     p.add_argument(

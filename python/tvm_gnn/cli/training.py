@@ -151,7 +151,7 @@ def _train_parser(sub) -> None:
         help="pairwise ranking term: lambdarank weighs each pair of a workload by the NDCG "
         "change of swapping it, so the fast end of the ranking counts most; ranknet "
         "weighs every pair alike (default: %(default)s, chosen on the validation split: "
-        "docs/results.md)",
+        "docs/validation.md)",
     )
     p.add_argument(
         "--label-noise",

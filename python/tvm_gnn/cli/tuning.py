@@ -280,7 +280,7 @@ def _tune_parser(sub) -> None:
         action="store_true",
         help="time every candidate cold, the CPU cache flushed before each of 10 runs, "
         "as kernels run inside a network (default: MetaSchedule's warm timing, "
-        "3 runs in a row on cached data); see docs/tuning.md",
+        "3 runs in a row on cached data); see docs/networks.md",
     )
     p.add_argument("--seed", type=int, default=0, help="search and model seed (default: 0)")
     target_args(p)

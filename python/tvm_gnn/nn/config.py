@@ -63,7 +63,7 @@ class GNNConfig:
     topk: bool = True  # TopKPooling; False keeps every node (ablation)
     # "last": one TopKPooling, after the last message passing, so every layer sees the whole
     # program; "every": one after each layer (hierarchical pooling, checkpoints before topk_at
-    # existed). Chosen on the validation split: docs/results.md.
+    # existed). Chosen on the validation split: docs/validation.md.
     topk_at: Literal["every", "last"] = "last"
     pool_ratio: float = 0.8  # fraction of nodes each TopKPooling keeps
     head_hidden: int = 64  # width of the MLP head
@@ -72,7 +72,7 @@ class GNNConfig:
     # features sit at very different scales (0/1 flags next to log2 trip counts near 20).
     norm: bool = True
     # "graph": GraphConv, every edge alike; "relational": a weight per edge type (RGCNConv, sum),
-    # chosen on the validation split (docs/results.md)
+    # chosen on the validation split (docs/validation.md)
     conv: Literal["graph", "relational"] = "relational"
     residual: bool = False  # h + layer(h): deeper stacks
     # the head also sees readout - the mean readout of the workload's set (chosen on validation)
@@ -115,7 +115,7 @@ class GNNConfig:
 @dataclass(frozen=True)
 class TrainConfig:
     """Optimization settings; the defaults are the shipped weights' recipe (``tvm-gnn train``'s,
-    chosen on the validation split: docs/results.md)."""
+    chosen on the validation split: docs/validation.md)."""
 
     epochs: int = 60  # passes over the training graphs, at most
     batch_size: int = 32  # graphs per step (small: a few thousand graphs need many steps)
