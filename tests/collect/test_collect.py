@@ -232,7 +232,7 @@ def test_a_short_small_space_is_measured_whole_and_marked_exhausted(
     """What the search leaves short, many uniform draws finish, and then mark exhausted."""
     import tvm_ffi
 
-    from tvm_gnn.collect import records, task
+    from tvm_gnn.collect import recording, task
 
     monkeypatch.setattr(task, "EVOLUTION_ROUNDS", 0)  # as if the search found nothing new
     name, mod, _ = _pool_task()
@@ -243,7 +243,7 @@ def test_a_short_small_space_is_measured_whole_and_marked_exhausted(
     folder = _db_folder(tmp_path, "p")
     shash = str(tvm_ffi.structural_hash(mod))
     assert 1 < got["records"] < 64 and shash in read_exhausted(folder)
-    _, keys, _ = records._existing(folder)
+    _, keys, _ = recording._existing(folder)
     workload = ms.database.JSONDatabase(work_dir=str(folder)).commit_workload(mod)
     draws = task.unrecorded_draws(mod, llvm_target, workload, set(), 512, seed=7)
     assert {k for k, _ in draws} <= keys[shash]  # every program drawn is recorded

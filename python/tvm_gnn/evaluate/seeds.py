@@ -2,7 +2,7 @@
 """Several runs of one model in ``tvm-gnn eval``: their mean, and the blend of two models.
 
 A run is ``{"run": label, "scores": [per-group scores], "throughput": c/s, "train_seconds": s}``
-(:func:`~.run.evaluate` adds its metrics before averaging).
+(:func:`~.ranking.evaluate` adds its metrics before averaging).
 """
 
 from __future__ import annotations
