@@ -38,13 +38,13 @@ def test_training_selection_has_the_synthetic_families_and_no_held_out_network()
 
 
 def test_the_cards_collect_command_names_every_training_network_and_no_held_out_one():
-    """docs/dataset.md's breadth command is how the dataset resumes: a misspelt name would stop
+    """docs/collection.md's breadth command is how the dataset resumes: a misspelt name would stop
     it, a held-out name would put test data into training, a network left out would not be
     topped up."""
     import re
     from pathlib import Path
 
-    card = (Path(__file__).parents[2] / "docs" / "dataset.md").read_text()
+    card = (Path(__file__).parents[2] / "docs" / "collection.md").read_text()
     (command,) = re.findall(r"--skip-shared --network ([\w \\\n]+)", card)  # the breadth one
     names = command.replace("\\", " ").split()
     assert network_names(names) == names  # each known, none twice
