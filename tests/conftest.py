@@ -75,11 +75,29 @@ def _db_folder(root: Path, network: str) -> Path:
 
 
 @pytest.fixture(scope="session")
-def small_db(tmp_path_factory, llvm_target):
+def kept_builder():
+    """One builder for the tests that collect: its build workers start once (seconds each), as
+    ``tvm-gnn collect`` keeps one for all its networks."""
+    from tvm_gnn.measure.builder import make_builder
+
+    builder = make_builder(timeout_sec=FAST_MEASURE.build_timeout_sec)
+    yield builder
+    builder.close()
+
+
+@pytest.fixture(scope="session")
+def small_db(tmp_path_factory, llvm_target, kept_builder):
     root = tmp_path_factory.mktemp("collect")
     cfg = CollectConfig(trials_per_task=6, uniform_fraction=0.5, batch_size=3, population=64)
     summary = collect_network(
-        "unit", root, llvm_target, cfg, FAST_MEASURE, tasks=[_tiny_task()], progress=False
+        "unit",
+        root,
+        llvm_target,
+        cfg,
+        FAST_MEASURE,
+        tasks=[_tiny_task()],
+        progress=False,
+        builder=kept_builder,
     )
     assert summary["records"] == 6 and summary["failed"] == 0
     return _db_folder(root, "unit")

@@ -36,7 +36,7 @@ def test_records_are_a_loadable_metaschedule_database(small_db):
     assert prov["measured"] == 6 and prov["seconds"] > 0  # the run's collection rate
 
 
-def test_rerun_with_same_arguments_measures_nothing_new(small_db, llvm_target):
+def test_rerun_with_same_arguments_measures_nothing_new(small_db, llvm_target, kept_builder):
     before = (small_db / dbfile.RECORD_FILE).read_text()
     cfg = CollectConfig(trials_per_task=6, uniform_fraction=0.5, batch_size=3, population=64)
     summary = collect_network(
@@ -47,6 +47,7 @@ def test_rerun_with_same_arguments_measures_nothing_new(small_db, llvm_target):
         FAST_MEASURE,
         tasks=[_tiny_task()],
         progress=False,
+        builder=kept_builder,
     )
     assert summary["measured"] == 0
     assert (small_db / dbfile.RECORD_FILE).read_text() == before
@@ -155,24 +156,42 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):
     assert len(set(keys)) == len(keys), why  # nothing measured twice
 
 
-def _collect_cut_resume(root, target, cfg, keep: int):
+def _collect_cut_resume(root, target, cfg, keep: int, kept_builder):
     """Collect the tiny matmul as network "u", cut its record file to ``keep`` lines (as if
     killed there), collect again; returns both summaries and the first run's record lines."""
     first = collect_network(
-        "u", root, target, cfg, FAST_MEASURE, tasks=[_tiny_task()], progress=False
+        "u",
+        root,
+        target,
+        cfg,
+        FAST_MEASURE,
+        tasks=[_tiny_task()],
+        progress=False,
+        builder=kept_builder,
     )
     record_file = _db_folder(root, "u") / dbfile.RECORD_FILE
     lines = record_file.read_text().splitlines(keepends=True)
     record_file.write_text("".join(lines[:keep]))
     again = collect_network(
-        "u", root, target, cfg, FAST_MEASURE, tasks=[_tiny_task()], progress=False
+        "u",
+        root,
+        target,
+        cfg,
+        FAST_MEASURE,
+        tasks=[_tiny_task()],
+        progress=False,
+        builder=kept_builder,
     )
     return first, again, lines
 
 
-def test_resume_in_the_uniform_phase_measures_only_what_is_missing(tmp_path, llvm_target):
+def test_resume_in_the_uniform_phase_measures_only_what_is_missing(
+    tmp_path, llvm_target, kept_builder
+):
     cfg = CollectConfig(trials_per_task=6, uniform_fraction=1.0, batch_size=3)
-    first, again, lines = _collect_cut_resume(tmp_path, llvm_target, cfg, keep=3)
+    first, again, lines = _collect_cut_resume(
+        tmp_path, llvm_target, cfg, keep=3, kept_builder=kept_builder
+    )
     assert first["measured"] == 6
     assert again["measured"] == 3 and again["records"] == 6
     folder = _db_folder(tmp_path, "u")
@@ -181,24 +200,28 @@ def test_resume_in_the_uniform_phase_measures_only_what_is_missing(tmp_path, llv
     assert traces == [json.dumps(json.loads(line)[1][0]) for line in lines]
 
 
-def test_a_failed_record_does_not_count_toward_the_target(tmp_path, llvm_target):
+def test_a_failed_record_does_not_count_toward_the_target(tmp_path, llvm_target, kept_builder):
     """(In a hardware folder named by the caller, as ``collect --hardware`` names it.)"""
     cfg = CollectConfig(trials_per_task=4, uniform_fraction=1.0, batch_size=2)
     run = {"tasks": [_tiny_task()], "progress": False, "hardware": "lab-box-1"}
-    collect_network("u", tmp_path, llvm_target, cfg, FAST_MEASURE, **run)
+    collect_network("u", tmp_path, llvm_target, cfg, FAST_MEASURE, **run, builder=kept_builder)
     record_file = tmp_path / "lab-box-1" / "u" / dbfile.RECORD_FILE
     lines = record_file.read_text().splitlines()
     wl, rec = json.loads(lines[1])
     lines[1] = json.dumps([wl, [rec[0], None, *rec[2:]]])  # as if its run had failed
     record_file.write_text("\n".join(lines) + "\n")
-    again = collect_network("u", tmp_path, llvm_target, cfg, FAST_MEASURE, **run)
+    again = collect_network(
+        "u", tmp_path, llvm_target, cfg, FAST_MEASURE, **run, builder=kept_builder
+    )
     assert again["measured"] == 1 and again["records"] == 5  # the failure kept, one more measured
     scan = dbfile.read_records(record_file.parent)
     assert sum(not r.failed for r in scan.records) == 4
     assert len({json.dumps(r.trace) for r in scan.records}) == 5  # the failed program not retried
 
 
-def test_a_widely_spread_task_is_measured_further_and_resumes_there(tmp_path, llvm_target):
+def test_a_widely_spread_task_is_measured_further_and_resumes_there(
+    tmp_path, llvm_target, kept_builder
+):
     """Any two timings of different programs differ, so a ratio just above 1 marks the tiny
     matmul wide: it gets 8 valid records instead of 4 (a narrow task's 4: test_config.py)."""
     wide = CollectConfig(
@@ -206,7 +229,9 @@ def test_a_widely_spread_task_is_measured_further_and_resumes_there(tmp_path, ll
         wide_spread_trials=8,
     )  # fmt: skip
     # killed among the extra records
-    got, again, _ = _collect_cut_resume(tmp_path, llvm_target, wide, keep=6)
+    got, again, _ = _collect_cut_resume(
+        tmp_path, llvm_target, wide, keep=6, kept_builder=kept_builder
+    )
     assert got["measured"] == 8 and got["records"] == 8
     assert again["measured"] == 2 and again["records"] == 8
     folder = _db_folder(tmp_path, "u")
@@ -227,7 +252,7 @@ def _pool_task():
 
 
 def test_a_short_small_space_is_measured_whole_and_marked_exhausted(
-    tmp_path, llvm_target, monkeypatch
+    tmp_path, llvm_target, monkeypatch, kept_builder
 ):
     """What the search leaves short, many uniform draws finish, and then mark exhausted."""
     import tvm_ffi
@@ -238,7 +263,14 @@ def test_a_short_small_space_is_measured_whole_and_marked_exhausted(
     name, mod, _ = _pool_task()
     cfg = CollectConfig(trials_per_task=64, batch_size=16)
     got = collect_network(
-        "p", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[(name, mod, 1)], progress=False
+        "p",
+        tmp_path,
+        llvm_target,
+        cfg,
+        FAST_MEASURE,
+        tasks=[(name, mod, 1)],
+        progress=False,
+        builder=kept_builder,
     )
     folder = _db_folder(tmp_path, "p")
     shash = str(tvm_ffi.structural_hash(mod))
@@ -254,7 +286,7 @@ def test_a_short_small_space_is_measured_whole_and_marked_exhausted(
 
 
 def test_uniform_draws_only_run_no_search_and_still_mark_a_small_space_exhausted(
-    tmp_path, llvm_target, monkeypatch
+    tmp_path, llvm_target, monkeypatch, kept_builder
 ):
     """``uniform_fraction=1``: repeated draws leave a small space short, and the further uniform
     draws, not a search, measure the rest and mark it exhausted."""
@@ -267,7 +299,14 @@ def test_uniform_draws_only_run_no_search_and_still_mark_a_small_space_exhausted
     name, mod, _ = _pool_task()
     cfg = CollectConfig(trials_per_task=64, uniform_fraction=1.0, batch_size=16)
     got = collect_network(
-        "p", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[(name, mod, 1)], progress=False
+        "p",
+        tmp_path,
+        llvm_target,
+        cfg,
+        FAST_MEASURE,
+        tasks=[(name, mod, 1)],
+        progress=False,
+        builder=kept_builder,
     )
     assert 1 < got["records"] < 64 and got["failed"] == 0
     assert len(read_exhausted(_db_folder(tmp_path, "p"))) == 1
@@ -314,7 +353,7 @@ def test_a_program_the_database_holds_is_measured_but_not_recorded_again(
     assert len({json.dumps(r.trace) for r in scan.records}) == len(scan.records)
 
 
-def test_rpc_tracker_with_two_servers(tmp_path, llvm_target):
+def test_rpc_tracker_with_two_servers(tmp_path, llvm_target, kept_builder):
     from tvm.rpc.server import Server
     from tvm.rpc.tracker import Tracker
 
@@ -345,6 +384,7 @@ def test_rpc_tracker_with_two_servers(tmp_path, llvm_target):
             rpc_key="tvm-gnn-test",
             tasks=[_tiny_task()],
             progress=False,
+            builder=kept_builder,
         )
     finally:
         for s in servers:
@@ -358,7 +398,7 @@ def test_rpc_tracker_with_two_servers(tmp_path, llvm_target):
 
 
 def test_skip_shared_leaves_a_workload_to_the_network_that_has_it_and_finishes_one_begun(
-    tmp_path, llvm_target
+    tmp_path, llvm_target, kept_builder
 ):
     """Network "b" shares the tiny matmul with "a", which has its records: with --skip-shared, b
     measures only its pool, and says so in shared.json, the summary and dataset-stats. A task b
@@ -371,9 +411,25 @@ def test_skip_shared_leaves_a_workload_to_the_network_that_has_it_and_finishes_o
     cfg = CollectConfig(trials_per_task=2, uniform_fraction=1.0, batch_size=2)
     skip = CollectConfig(trials_per_task=2, uniform_fraction=1.0, batch_size=2, skip_shared=True)
     matmul, pool = _tiny_task(), _pool_task()
-    collect_network("a", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[matmul], progress=False)
+    collect_network(
+        "a",
+        tmp_path,
+        llvm_target,
+        cfg,
+        FAST_MEASURE,
+        tasks=[matmul],
+        progress=False,
+        builder=kept_builder,
+    )
     got = collect_network(
-        "b", tmp_path, llvm_target, skip, FAST_MEASURE, tasks=[matmul, pool], progress=False
+        "b",
+        tmp_path,
+        llvm_target,
+        skip,
+        FAST_MEASURE,
+        tasks=[matmul, pool],
+        progress=False,
+        builder=kept_builder,
     )
     folder = _db_folder(tmp_path, "b")
     scan = dbfile.read_records(folder)
@@ -388,11 +444,27 @@ def test_skip_shared_leaves_a_workload_to_the_network_that_has_it_and_finishes_o
     )
 
     # "c" began the matmul (1 of its 2 records, as if killed) before --skip-shared: it finishes it
-    collect_network("c", tmp_path, llvm_target, cfg, FAST_MEASURE, tasks=[matmul], progress=False)
+    collect_network(
+        "c",
+        tmp_path,
+        llvm_target,
+        cfg,
+        FAST_MEASURE,
+        tasks=[matmul],
+        progress=False,
+        builder=kept_builder,
+    )
     record_file = _db_folder(tmp_path, "c") / dbfile.RECORD_FILE
     record_file.write_text("".join(record_file.read_text().splitlines(keepends=True)[:1]))
     again = collect_network(
-        "c", tmp_path, llvm_target, skip, FAST_MEASURE, tasks=[matmul], progress=False
+        "c",
+        tmp_path,
+        llvm_target,
+        skip,
+        FAST_MEASURE,
+        tasks=[matmul],
+        progress=False,
+        builder=kept_builder,
     )
     assert again["left_to_other_networks"] == 0 and again["measured"] == 1
 
@@ -402,8 +474,7 @@ def test_skip_shared_leaves_a_workload_to_the_network_that_has_it_and_finishes_o
     shutil.copytree(_db_folder(tmp_path, "a"), held_out)
     test_set = collect_network(
         "resnet18", tmp_path, llvm_target, skip, FAST_MEASURE, tasks=[matmul, pool],
-        progress=False,
-    )  # fmt: skip
+        progress=False, builder=kept_builder)  # fmt: skip
     assert test_set["left_to_other_networks"] == 0 and test_set["measured"] == 2
     for net in ("a", "c"):
         shutil.rmtree(_db_folder(tmp_path, net))
@@ -418,7 +489,9 @@ def test_skip_shared_leaves_a_workload_to_the_network_that_has_it_and_finishes_o
     assert measured_elsewhere(folder, 2) == {shash["max_pool"]: "d"}
 
 
-def test_a_network_with_nothing_left_is_not_extracted_again(tmp_path, llvm_target, monkeypatch):
+def test_a_network_with_nothing_left_is_not_extracted_again(
+    tmp_path, llvm_target, monkeypatch, kept_builder
+):
     """A resumed run decides from the folder alone that a network is done, without extracting
     its tasks again; a higher --trials-per-task, another TVM or a workload its shared.json leaves
     to a network that no longer has it sends it back to extraction."""
@@ -435,7 +508,9 @@ def test_a_network_with_nothing_left_is_not_extracted_again(tmp_path, llvm_targe
     cfg = CollectConfig(trials_per_task=2, uniform_fraction=1.0, batch_size=2, skip_shared=True)
 
     def run(net, c=cfg):
-        return collect_network(net, tmp_path, llvm_target, c, FAST_MEASURE, progress=False)
+        return collect_network(
+            net, tmp_path, llvm_target, c, FAST_MEASURE, progress=False, builder=kept_builder
+        )
 
     assert run("a")["measured"] == 4 and extracted == ["a"]
     prov = _db_folder(tmp_path, "a") / "provenance.jsonl"

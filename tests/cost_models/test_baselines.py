@@ -45,16 +45,19 @@ def test_mlp_baseline_trains_the_same_weights_on_any_instruction_set(small_datas
 
     env = {k: v for k, v in os.environ.items() if k != "MKL_CBWR"}
     runs = [("1", {}), ("2", {"MKL_ENABLE_INSTRUCTIONS": "AVX2"})]
-    digests = {
-        subprocess.run(
+    procs = [  # both at once: each trains on one thread
+        subprocess.Popen(
             [sys.executable, "-c", MLP_WEIGHTS, str(small_dataset), threads],
             env={**env, **extra},
-            check=True,
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-        ).stdout.split()[-1]
+        )
         for threads, extra in runs
-    }
+    ]
+    outs = [p.communicate() for p in procs]
+    assert all(p.returncode == 0 for p in procs), [err[-2000:] for _, err in outs]
+    digests = {out.split()[-1] for out, _ in outs}
     assert len(digests) == 1, digests
 
 

@@ -54,6 +54,7 @@ def cmd_collect(args) -> int:
     import json
 
     from ..collect import CollectConfig, collect_network
+    from ..measure.builder import make_builder
     from ..measure.runner import MeasureConfig, make_runner
     from ..measure.sampling import target_from
 
@@ -86,26 +87,35 @@ def cmd_collect(args) -> int:
     )
     console.route_tvm_logs(args, Path(args.out) / "collect.log")
     failed = []
-    for net in networks:
-        try:
-            summary = collect_network(
-                net,
-                args.out,
-                target,
-                cfg,
-                measure,
-                runner=runner,
-                rpc_key=args.rpc_key if args.rpc_tracker else None,
-                hardware=args.hardware,
-                progress=not args.quiet,
-            )
-        except (UsageError, ValueError):
-            raise
-        except Exception:  # noqa: BLE001 - one broken network must not stop the others
-            logger.exception("collecting %s failed; continuing with the next network", net)
-            failed.append(net)
-            continue
-        print(json.dumps(summary), flush=True)
+    builder = None  # one for all the networks: its build workers take seconds to start
+    try:
+        for net in networks:
+            builder = builder or make_builder(timeout_sec=measure.build_timeout_sec)
+            try:
+                summary = collect_network(
+                    net,
+                    args.out,
+                    target,
+                    cfg,
+                    measure,
+                    runner=runner,
+                    rpc_key=args.rpc_key if args.rpc_tracker else None,
+                    hardware=args.hardware,
+                    progress=not args.quiet,
+                    builder=builder,
+                )
+            except (UsageError, ValueError):
+                raise
+            except Exception:  # noqa: BLE001 - one broken network must not stop the others
+                logger.exception("collecting %s failed; continuing with the next network", net)
+                failed.append(net)
+                builder.close()  # the next network starts with fresh build workers
+                builder = None
+                continue
+            print(json.dumps(summary), flush=True)
+    finally:
+        if builder is not None:
+            builder.close()
     if failed:
         print(f"tvm-gnn collect: failed networks: {', '.join(failed)}", file=sys.stderr)
         return 1

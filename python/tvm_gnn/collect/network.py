@@ -134,11 +134,15 @@ def collect_network(
     tasks=None,
     progress: bool = True,
     hardware: str | None = None,
+    builder=None,
 ) -> dict:
     """Collect one network's tasks into ``out_root/<hardware>/<network>/``.
 
     ``hardware`` names that folder; by default :func:`~tvm_gnn.measure.hardware.hardware_name`
-    names it after the target and this machine.
+    names it after the target and this machine. ``builder`` (a
+    :func:`~tvm_gnn.measure.builder.make_builder`) is the caller's to close, so that several
+    networks share its build workers (starting them takes seconds); without one, a builder is
+    made for this network and closed at the end.
 
     ``tasks``, if given, is a list of ``(name, mod, weight)`` used instead of extracting the
     network's tasks (tests use a small program this way).
@@ -166,7 +170,8 @@ def collect_network(
     shared = _left_to_others(network, folder, manifest, existing[1], cfg)
     # the bar's total grows as a task's first records turn out to spread widely
     total = _records_to_measure(manifest, latencies, read_exhausted(folder), shared, cfg)
-    builder = make_builder(timeout_sec=measure.build_timeout_sec)
+    own = builder is None
+    builder = builder or make_builder(timeout_sec=measure.build_timeout_sec)
     runner = runner or make_runner(measure)
     summary = _summary(network, folder, len(tasks), len(shared), problems)
     from tvm.s_tir import meta_schedule as ms
@@ -185,7 +190,8 @@ def collect_network(
                 summary["repeats_not_recorded"] += got["repeats"]
                 run_log.update(summary["measured"])
         finally:
-            builder.close()
+            if own:
+                builder.close()
     return _with_records(summary, folder)
 
 
