@@ -4,7 +4,7 @@
 #   ./build.sh            # same as ./build.sh setup
 #   ./build.sh setup      # create .venv, install pinned dependencies, compile the Cython extension
 #   ./build.sh test [ARGS]  # setup if needed, then lint (ruff, import-linter) and run the test
-#                           # suite (ARGS go to pytest)
+#                           # suite on two workers (ARGS go to pytest; TEST_WORKERS=N for N)
 #   ./build.sh demo [ARGS]  # setup if needed, then tune a ResNet-18 conv2d with GNNModel and XGBModel
 #
 # Re-running is cheap: setup is skipped while pyproject.toml, setup.py and the Cython source are
@@ -64,7 +64,10 @@ case $cmd in
     test)
         setup
         lint
-        exec "$VENV/bin/python" -m pytest "$@"
+        # two workers, each taking whole test files (a file's tests share its fixtures and run
+        # in order): the slow tests wait on subprocesses and builds, so two overlap well on two
+        # cores (docs/benchmarks.md, "The test suite"); TEST_WORKERS=0 runs them in one process
+        exec "$VENV/bin/python" -m pytest -n "${TEST_WORKERS:-2}" --dist loadfile "$@"
         ;;
     lint)
         setup

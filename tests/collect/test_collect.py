@@ -159,29 +159,18 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):
 def _collect_cut_resume(root, target, cfg, keep: int, kept_builder):
     """Collect the tiny matmul as network "u", cut its record file to ``keep`` lines (as if
     killed there), collect again; returns both summaries and the first run's record lines."""
-    first = collect_network(
-        "u",
-        root,
-        target,
-        cfg,
-        FAST_MEASURE,
-        tasks=[_tiny_task()],
-        progress=False,
-        builder=kept_builder,
-    )
+
+    def collect():
+        tiny = [_tiny_task()]
+        return collect_network(
+            "u", root, target, cfg, FAST_MEASURE, tasks=tiny, progress=False, builder=kept_builder
+        )
+
+    first = collect()
     record_file = _db_folder(root, "u") / dbfile.RECORD_FILE
     lines = record_file.read_text().splitlines(keepends=True)
     record_file.write_text("".join(lines[:keep]))
-    again = collect_network(
-        "u",
-        root,
-        target,
-        cfg,
-        FAST_MEASURE,
-        tasks=[_tiny_task()],
-        progress=False,
-        builder=kept_builder,
-    )
+    again = collect()
     return first, again, lines
 
 
