@@ -1,7 +1,10 @@
 # Licensed under the Apache License, Version 2.0.
 """Files that land whole: every writer of the package writes aside and renames.
 
-A process killed mid-write leaves the previous file (or none), never a cut one.
+A process killed mid-write leaves the previous file (or none), never a cut one. What is written
+onto is respected: a link's target is the file replaced, not the link, and a target that exists
+and is not a regular file (a device such as ``/dev/null``, a named pipe) is written through, never
+replaced by a regular file.
 """
 
 from __future__ import annotations
@@ -23,7 +26,14 @@ def atomic_open(path, mode: str = "w", encoding: str | None = None):
     and ``path`` is untouched. Folders are created."""
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_open writes whole files: mode 'w' or 'wb', got {mode!r}")
-    path = Path(path)
+    path = Path(os.path.realpath(path))  # a link: its target is what gets replaced
+    if path.exists() and not path.is_file():
+        if path.is_dir():
+            raise IsADirectoryError(f"{path} is a folder, not a file")
+        # a device or a pipe: written through, as a plain open() would; there is nothing to swap
+        with open(path, mode, encoding=encoding if mode == "w" else None) as f:
+            yield f
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     _IN_FLIGHT.add(tmp)
