@@ -68,21 +68,19 @@ def records_of_info(args) -> dict | None:
     return read_info(args.records_of) if args.records_of else None
 
 
-def runs_hardware(args) -> str:
+def runs_hardware(args, info: dict | None) -> str:
     """The hardware folder the runs train on, resolved as training resolves it (``--hardware``,
-    else the ``--records-of`` checkpoint's, else the only folder or this machine's).
+    else the ``--records-of`` checkpoint's, ``info``, else the only folder or this machine's).
     ``ValueError`` where there is none."""
     from tvm_gnn import dataset as data
 
-    info = records_of_info(args)
     return data.resolve_hardware(args.data, args.hardware, info.get("hardware") if info else None)
 
 
-def runs_fingerprint(args) -> str:
-    """What the runs' data is keyed by. With ``--records-of CHECKPOINT``, the folders of the
-    networks that checkpoint was trained on (the runs read nothing else), so that ``collect``
-    adding other networks leaves the finished runs valid; else all of it."""
-    info = records_of_info(args)
+def runs_fingerprint(args, info: dict | None) -> str:
+    """What the runs' data is keyed by. With ``--records-of CHECKPOINT`` (its record, ``info``),
+    the folders of the networks that checkpoint was trained on (the runs read nothing else), so
+    that ``collect`` adding other networks leaves the finished runs valid; else all of it."""
     if info is None:
         return data_fingerprint(Path(args.data))
     return data_fingerprint(
@@ -116,7 +114,6 @@ def training(args, variant: str, seed: int, runs: Path, threads: int):
     from tvm_gnn.train import train_to_checkpoint
 
     r = recipe(variant, seed, args.device, args.epochs)
-    snapshot = records_of_info(args)["train_records"] if args.records_of else None
     stem = runs / f"{variant}-seed{seed}"
     return partial(
         train_to_checkpoint,
@@ -130,7 +127,7 @@ def training(args, variant: str, seed: int, runs: Path, threads: int):
         gnn_overrides={k: v for k, v in r.gnn.items() if k != "embedding"},
         config=r.train,
         cache_dir=args.cache_dir,
-        snapshot=snapshot,
+        snapshot=args.snapshot,
     )
 
 
@@ -186,9 +183,7 @@ def warm_cache(args) -> None:
     from tvm_gnn import dataset as data
     from tvm_gnn.dataset.splits import HELD_OUT
 
-    hardware = args.hardware  # resolved once, by main
-    info = records_of_info(args)
-    snapshot = info["train_records"] if info else None
+    hardware, snapshot = args.hardware, args.snapshot  # both read once, by main
     nets = sorted(snapshot) if snapshot else data.training_networks(args.data, hardware, HELD_OUT)
     recipes = [recipe(v, 0, args.device) for v in args.variants]
     for featurizer in {r.featurizer for r in recipes}:
@@ -200,7 +195,7 @@ def warm_cache(args) -> None:
 def sweep(args) -> list[dict]:
     runs = Path(args.runs)
     runs.mkdir(parents=True, exist_ok=True)
-    fingerprint = runs_fingerprint(args)
+    fingerprint = runs_fingerprint(args, args.info)
     todo = [(v, s) for v in args.variants for s in args.seeds]
     found = {(v, s): finished(args, v, s, runs, fingerprint, args.earlier) for v, s in todo}
     if args.report_only:  # the finished runs only: nothing trained, nothing featurized
@@ -310,14 +305,17 @@ def main(argv=None) -> int:
         parser.error("--jobs must be at least 1")
     if not Path(args.data).is_dir():
         parser.error(f"no dataset folder {args.data}")
+    args.info = records_of_info(args)  # the --records-of checkpoint, read once
+    args.snapshot = args.info["train_records"] if args.info else None
     if not args.report_only:  # the folder the runs read, resolved before anything is featurized
         try:
-            args.hardware = runs_hardware(args)
+            args.hardware = runs_hardware(args, args.info)
         except ValueError as err:
             parser.error(str(err))
 
-    earlier = [] if args.no_write else earlier_runs(args.json)
-    args.earlier = earlier_runs(args.json) if args.report_only else []
+    committed = earlier_runs(args.json) if args.report_only or not args.no_write else []
+    earlier = [] if args.no_write else committed
+    args.earlier = committed if args.report_only else []
     results = sweep(args)
     if not results:
         raise SystemExit(f"no finished runs of {args.variants} under {args.runs}")

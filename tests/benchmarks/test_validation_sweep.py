@@ -82,16 +82,19 @@ def test_validation_sweep_keys_records_of_runs_by_the_trained_networks_only(
     data = tmp_path / "data"
     shutil.copytree(small_dataset, data, ignore=shutil.ignore_patterns("cache"))
     args = argparse.Namespace(data=str(data), records_of=str(trained["gnn"]))
-    whole, trained_on = sweep.data_fingerprint(data), sweep.runs_fingerprint(args)
+    info = sweep.records_of_info(args)
+    whole, trained_on = sweep.data_fingerprint(data), sweep.runs_fingerprint(args, info)
     assert trained_on != whole
     extra = data / "cpu" / "new_network"  # what `collect` adds
     extra.mkdir()
     (extra / "database_tuning_record.json").write_text("{}\n")
     (data / "cpu" / "resnet18" / "exhausted.json").write_text("[]\n")  # held out: not read
-    assert sweep.runs_fingerprint(args) == trained_on and sweep.data_fingerprint(data) != whole
+    assert (
+        sweep.runs_fingerprint(args, info) == trained_on and sweep.data_fingerprint(data) != whole
+    )
     (data / "cpu" / "resnet50" / "exhausted.json").write_text("[]\n")  # trained on: read
-    assert sweep.runs_fingerprint(args) != trained_on
-    assert sweep.runs_fingerprint(argparse.Namespace(data=str(data), records_of=None)) == (
+    assert sweep.runs_fingerprint(args, info) != trained_on
+    assert sweep.runs_fingerprint(argparse.Namespace(data=str(data)), None) == (
         sweep.data_fingerprint(data)
     )
 
@@ -105,7 +108,7 @@ def test_validation_sweep_reads_the_hardware_folder_its_runs_train_on(tmp_path, 
         (data / hw / "net").mkdir(parents=True)
         (data / hw / "net" / "database_tuning_record.json").write_text("")
     chosen = argparse.Namespace(data=str(data), hardware="llvm-two-2c", records_of=None)
-    assert sweep.runs_hardware(chosen) == "llvm-two-2c"
+    assert sweep.runs_hardware(chosen, None) == "llvm-two-2c"
     with pytest.raises(SystemExit) as stop:
         sweep.main(["--data", str(data), "--runs", str(tmp_path / "runs"), "--no-write"])
     assert stop.value.code == 2

@@ -5,14 +5,13 @@ sweep (``benchmarks/validation_sweep.py``) compares."""
 from __future__ import annotations
 
 import argparse
-from dataclasses import fields
 
-from ..nn.config import CONVS, EMBEDDINGS, TOPK_AT, GNNConfig
+from ..nn.config import CONVS, EMBEDDINGS, TOPK_AT, GNNConfig, defaults
 from ..nn.schema import NUM_BASE_FEATURES, NUM_FEATURES
 from .common import fraction, positive_int
 
 #: GNNConfig's defaults (the shipped weights' shape): the options' defaults
-SHIPPED = {f.name: f.default for f in fields(GNNConfig) if f.name != "num_node_types"}
+SHIPPED = defaults(GNNConfig)
 
 
 def add_options(p) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from ..nn.config import LOSSES, VAL_FRACTION, TrainConfig, default
+from ..nn.config import LOSSES, VAL_FRACTION, TrainConfig, defaults
 from ..nn.schema import FeaturizerConfig
 from . import architecture
 from .common import (
@@ -19,10 +19,8 @@ from .common import (
     positive_int,
 )
 
-
-def _shipped(name: str):
-    """``TrainConfig``'s default of ``name``: the shipped recipe's."""
-    return default(TrainConfig, name)
+#: TrainConfig's defaults (the shipped recipe): the options' defaults
+SHIPPED = defaults(TrainConfig)
 
 
 # -- train -------------------------------------------------------------------------------------
@@ -116,38 +114,38 @@ def _train_parser(sub) -> None:
     p.add_argument(
         "--epochs",
         type=positive_int,
-        default=_shipped("epochs"),
+        default=SHIPPED["epochs"],
         help="at most (default: %(default)s)",
     )
     p.add_argument(
         "--patience",
         type=positive_int,
-        default=_shipped("patience"),
+        default=SHIPPED["patience"],
         help="epochs without validation gain before stopping (default: %(default)s)",
     )
     p.add_argument(
         "--batch-size",
         type=positive_int,
-        default=_shipped("batch_size"),
+        default=SHIPPED["batch_size"],
         help="graphs per step (default: %(default)s)",
     )
     p.add_argument(
         "--lr",
         type=number_in(0.0, math.inf, high_open=True),
-        default=_shipped("lr"),
+        default=SHIPPED["lr"],
         help="Adam learning rate (default: %(default)s)",
     )
     p.add_argument(
         "--mse-weight",
         type=non_negative,
-        default=_shipped("mse_weight"),
+        default=SHIPPED["mse_weight"],
         help="weight of the regression term beside the pairwise ranking "
         "loss; 0 for ranking alone (default: %(default)s)",
     )
     p.add_argument(
         "--loss",
         choices=LOSSES,
-        default=_shipped("loss"),
+        default=SHIPPED["loss"],
         help="pairwise ranking term: lambdarank weighs each pair of a workload by the NDCG "
         "change of swapping it, so the fast end of the ranking counts most; ranknet "
         "weighs every pair alike (default: %(default)s, chosen on the validation split: "
@@ -156,7 +154,7 @@ def _train_parser(sub) -> None:
     p.add_argument(
         "--label-noise",
         metavar="SIGMA",
-        default=_shipped("label_noise"),
+        default=SHIPPED["label_noise"],
         type=non_negative,
         help="standard deviation of a measured log latency (benchmarks/noise_ceiling.py "
         "estimates it): each pair's target becomes the probability that its "
@@ -166,7 +164,7 @@ def _train_parser(sub) -> None:
     p.add_argument(
         "--aux-store-features",
         metavar="WEIGHT",
-        default=_shipped("aux_weight"),
+        default=SHIPPED["aux_weight"],
         type=non_negative,
         help="weight of a second training target: the GNN also predicts each program's "
         "per-store features (what TVM's XGBModel reads, extracted with TVM and cached "
@@ -204,12 +202,12 @@ def _train_parser(sub) -> None:
     p.add_argument(
         "--seed",
         type=int,
-        default=_shipped("seed"),
+        default=SHIPPED["seed"],
         help="split, initialization and shuffling seed (default: %(default)s)",
     )
     p.add_argument(
         "--device",
-        default=_shipped("device"),
+        default=SHIPPED["device"],
         type=device,
         help="torch device to train on: cpu, whose weights repeat bit for bit under "
         "--seed, or cuda (a GPU), whose runs differ in the last bits from run to "

@@ -151,6 +151,6 @@ class TrainConfig:
             raise ValueError(f"aux_weight must be a finite number >= 0, got {self.aux_weight}")
 
 
-def default(config_class, name: str):
-    """The default of field ``name`` of a config dataclass: the shipped recipe's value."""
-    return {f.name: f.default for f in fields(config_class)}[name]
+def defaults(config_class) -> dict:
+    """``{field: default}`` of a config dataclass: the shipped recipe's values."""
+    return {f.name: f.default for f in fields(config_class)}
