@@ -116,7 +116,7 @@ def _collect_cmd(out: Path):
     ]
 
 
-def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):
+def test_kill_9_then_resume_loses_and_duplicates_nothing_and_leaves_no_temp_file(tmp_path):
     out = tmp_path / "data"
     proc = subprocess.Popen(
         _collect_cmd(out),
@@ -140,7 +140,10 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):
     assert record_file is not None, "collector wrote no records before the deadline"
     before = record_file.read_text().splitlines()
     assert 3 <= len(before) < 16, f"{len(before)} lines when killed"
-    done = subprocess.run(_collect_cmd(out), capture_output=True, text=True, timeout=600)
+    tmp = tmp_path / "tmp"  # the resumed run's temp folder: it must leave nothing there
+    tmp.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    done = subprocess.run(_collect_cmd(out), capture_output=True, text=True, timeout=600, env=env)
     # what a failure below needs to be diagnosed (the test is timing-dependent)
     why = f"before kill: {len(before)} lines\n{done.stdout[-1500:]}\n{done.stderr[-2000:]}"
     assert done.returncode == 0, why
@@ -154,6 +157,7 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):
     )
     keys = [(r.workload, json.dumps(r.trace)) for r in scan.records]
     assert len(set(keys)) == len(keys), why  # nothing measured twice
+    assert not list(tmp.iterdir()), why  # no build folder, module or template left behind
 
 
 def _collect_cut_resume(root, target, cfg, keep: int, kept_builder):

@@ -81,7 +81,8 @@ def main(argv=None) -> int:
     if argv is None:  # the program's own process (not a caller's, e.g. a test's): own the signals
         signals.install(args.command)
     try:
-        code = args.func(args)
+        with signals.run_folder(args.command):
+            code = args.func(args)
         sys.stdout.flush()  # a reader gone away shows here, not in Python's exit
         return code
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as a shell tool does

@@ -6,8 +6,9 @@ worker threads and pools are torn down mid-call: "Segfault encountered") and pri
 ``PopenPoolExecutor.__del__`` traces. So a command does not unwind on a signal. It stops at once:
 
 1. kills its child processes (build and run workers) and theirs;
-2. removes the temporary folders it registered (:func:`temporary_folder`) and every half-written
-   file of :mod:`tvm_gnn.atomic` (the file it replaces stays as it was);
+2. removes the run's temporary folder (:func:`run_folder`, where every temporary file of the
+   process and its workers lives) and every half-written file of :mod:`tvm_gnn.atomic` (the
+   file it replaces stays as it was);
 3. prints one line, with what was kept (:func:`on_interrupt_say`), and exits 130 (SIGINT) or
    143 (SIGTERM) without running TVM's destructors.
 
@@ -61,6 +62,31 @@ def _watch(read: int) -> None:
 def on_interrupt_say(text: str) -> None:
     """What the interrupt line adds about what was kept, e.g. where the records are."""
     _STATE["kept"] = text
+
+
+@contextlib.contextmanager
+def run_folder(command: str):
+    """The run's own temporary folder, where everything temporary of the process goes.
+
+    ``tempfile`` and ``TMPDIR`` point into it for the block, so the files of this process and of
+    every child it starts (MetaSchedule's build folders, PyG's generated templates, TVM's exported
+    modules) land there; the block's end, an exception or a signal (:func:`_stop`) removes it
+    whole, so nothing is left in the system's temp folder.
+    """
+    path = Path(tempfile.mkdtemp(prefix=f"tvm-gnn-{command}-"))
+    saved = tempfile.tempdir, os.environ.get("TMPDIR")
+    _FOLDERS.append(path)
+    tempfile.tempdir, os.environ["TMPDIR"] = str(path), str(path)
+    try:
+        yield path
+    finally:
+        tempfile.tempdir = saved[0]
+        if saved[1] is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = saved[1]
+        shutil.rmtree(path, ignore_errors=True)
+        _FOLDERS.remove(path)
 
 
 @contextlib.contextmanager

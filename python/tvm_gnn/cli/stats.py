@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import sys
-import tempfile
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -84,7 +83,7 @@ def _wide_spread(args) -> int:
 def _would_add(args) -> int:
     from ..collect import network_tasks, task_manifest
     from ..dataset import collection_rate, would_add, would_add_markdown
-    from ..dataset.layout import check_root
+    from ..dataset.layout import check_root, user_cache
     from ..measure.hardware import hardware_name
     from ..measure.sampling import target_from
     from ..progress import bar
@@ -94,7 +93,7 @@ def _would_add(args) -> int:
     target = target_from(args.target, args.num_cores)
     hardware = args.hardware or hardware_name(target)
     manifests, failed = {}, []
-    log = Path(args.log_file or Path(tempfile.gettempdir()) / WOULD_ADD_LOG)
+    log = Path(args.log_file or user_cache(WOULD_ADD_LOG))
     size = log.stat().st_size if log.exists() else 0
     with nullcontext() if args.verbose else console.tvm_logs_during(log):  # frontend warnings
         for net in bar(networks, "extracting tasks", not args.quiet, unit="network"):
@@ -157,7 +156,7 @@ def _dataset_stats_parser(sub) -> None:
         type=output_file,
         default=None,
         help="with --would-add: where TVM's own output while extracting tasks goes unless -v "
-        f"(appended; default: {WOULD_ADD_LOG} in the temporary folder)",
+        f"(appended; default: ~/.cache/tvm_gnn/{WOULD_ADD_LOG})",
     )
     wide_spread_args(
         p,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+import shutil
 from pathlib import Path
 
 from ..costs import result_cost
@@ -64,8 +65,8 @@ def measure_batch(cands, target, builder, runner):
     for i, fut in zip(where, runner.run(inputs)):
         results[i] = fut.result()
     for b in built:
-        if b.artifact_path:
-            Path(b.artifact_path).unlink(missing_ok=True)
+        if b.artifact_path:  # in a folder of its own (TVM's export makes one per candidate)
+            shutil.rmtree(Path(b.artifact_path).parent, ignore_errors=True)
     return results
 
 

@@ -20,7 +20,7 @@ import gzip
 import hashlib
 import json
 import logging
-import tempfile
+import os
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -92,15 +92,23 @@ def open_db_folder(folder: Path) -> Path:
 
     The cache is keyed by the packed files' contents, and each file lands whole (written aside,
     then renamed), so a run killed while gunzipping or a checkout with other contents never
-    reads a cut or stale copy."""
+    reads a cut or stale copy. It lives in :func:`user_cache`, not the temp folder: a command's
+    temp folder is its own and goes when it ends (:func:`tvm_gnn.cli.signals.run_folder`)."""
     if all((folder / f).exists() for f in DB_FILES):
         return folder
-    out = Path(tempfile.gettempdir()) / "tvm_gnn_db" / contents_digest(folder)[:16]
+    out = user_cache("db") / contents_digest(folder)[:16]
     out.mkdir(parents=True, exist_ok=True)
     for f in DB_FILES:
         if not (out / f).exists():
             atomic.write_bytes(out / f, gunzip(folder / (f + ".gz")))
     return out
+
+
+def user_cache(*parts: str) -> Path:
+    """``$XDG_CACHE_HOME/tvm_gnn/PARTS`` (``~/.cache`` without it): what is kept between runs to
+    save time and may be deleted at any moment."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base, "tvm_gnn", *parts)
 
 
 def gunzip(path: Path) -> bytes:
