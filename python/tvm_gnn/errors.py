@@ -12,3 +12,8 @@ class EvaluationError(Exception):
 
 class DataError(ValueError):
     """A data file (dataset, log, archive) is missing, cut or malformed; the message names it."""
+
+
+class MeasureServiceError(ConnectionError):
+    """The measuring service (an RPC tracker, its devices) cannot be reached: nothing it would
+    have measured is recorded; the message says what to start or fix."""

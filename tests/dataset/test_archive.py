@@ -55,3 +55,81 @@ def test_a_cut_archive_is_refused_by_name_and_nothing_of_its_folder_lands(packed
     assert not list(raw.rglob("database_*"))  # a second unpack will try again, not skip it
     gz.write_bytes((packed / gz.relative_to(cut)).read_bytes())
     assert len(data.unpack(cut, raw)) == 2
+
+
+def _cut_at(monkeypatch, name: str):
+    """Make the archive's write of a file called ``name`` fail, as a kill there would cut it."""
+    from tvm_gnn import atomic
+    from tvm_gnn.dataset import archive
+
+    write = atomic.write_bytes
+
+    def write_bytes(path, data):
+        if path.name == name:
+            raise KeyboardInterrupt
+        write(path, data)
+
+    monkeypatch.setattr(archive.atomic, "write_bytes", write_bytes)
+
+
+def test_a_cut_unpack_is_refused_by_the_readers_and_done_again_whole(packed, tmp_path):
+    from tvm_gnn.errors import DataError
+    from tvm_gnn.lock import LOCK_FILE, UNFINISHED_FILE
+
+    raw = tmp_path / "raw"
+    with pytest.MonkeyPatch.context() as mp:
+        _cut_at(mp, dbfile.RECORD_FILE)  # the workload file is in, the records not
+        with pytest.raises(KeyboardInterrupt):
+            data.unpack(packed, raw)
+    (folder,) = raw.glob("*/unit")
+    assert (folder / dbfile.WORKLOAD_FILE).exists() and not (folder / dbfile.RECORD_FILE).exists()
+    with pytest.raises(DataError, match="interrupted `tvm-gnn unpack`; run `tvm-gnn unpack`"):
+        data.samples(folder)
+    assert len(data.unpack(packed, raw)) == 2  # not skipped for the file it had
+    (orig,) = packed.glob(f"*/unit/{dbfile.RECORD_FILE}.gz")
+    assert (folder / dbfile.RECORD_FILE).read_bytes() == gzip.decompress(orig.read_bytes())
+    assert data.unpack(packed, raw) == []  # whole now: a raw database is never overwritten
+    assert not (folder / UNFINISHED_FILE).exists() and not (folder / LOCK_FILE).exists()
+
+
+def test_a_cut_pack_is_named_to_readers_and_finished_by_the_next(small_db, tmp_path, caplog):
+    from tvm_gnn.errors import DataError
+
+    out = tmp_path / "packed"
+    with pytest.MonkeyPatch.context() as mp:
+        _cut_at(mp, dbfile.RECORD_FILE + ".gz")
+        with pytest.raises(KeyboardInterrupt):
+            data.pack(small_db.parent.parent, out)
+    (folder,) = out.glob("*/unit")
+    with pytest.raises(DataError, match="interrupted `tvm-gnn pack`"):
+        data.samples(folder)
+    assert len(data.pack(small_db.parent.parent, out)) == 1  # the file the cut pack missed
+    assert "finishing the pack that was cut there" in caplog.text
+    assert len(data.samples(folder)[0]) == 6
+
+
+def test_pack_keeps_every_task_the_packed_folder_records(small_db, tmp_path):
+    import json
+    import shutil
+
+    raw = tmp_path / "raw"
+    shutil.copytree(small_db.parent.parent, raw)
+    out = tmp_path / "packed"
+    data.pack(raw, out)
+    (dest,) = out.glob("*/unit")
+    more = [
+        *json.loads((dest / "tasks.json").read_text()),
+        {"name": "b", "shash": "7", "weight": 2},
+    ]
+    (dest / "tasks.json").write_text(json.dumps(more))  # as a run that extracted more wrote it
+    data.pack(raw, out)
+    assert json.loads((dest / "tasks.json").read_text()) == more
+
+
+def test_a_folder_a_collector_writes_is_not_packed_under_it(small_db, tmp_path):
+    from tvm_gnn.lock import FolderBusyError, one_writer
+
+    with one_writer(small_db, "tvm-gnn collect unit"):
+        with pytest.raises(FolderBusyError, match=r"being written by pid \d+ \(tvm-gnn collect"):
+            data.pack(small_db.parent.parent, tmp_path / "packed")
+    assert not list((tmp_path / "packed").rglob("*.gz"))

@@ -55,3 +55,21 @@ def test_vocabulary_mismatch_is_refused(tmp_path, monkeypatch):
     torch.save(payload, path)
     with pytest.raises(checkpoint.CheckpointError, match="vocabulary"):
         checkpoint.load(path)
+
+
+def test_a_folder_is_named_as_a_folder(tmp_path):
+    with pytest.raises(checkpoint.CheckpointError, match="is a folder; give the .pt file in it"):
+        checkpoint.load(tmp_path)
+
+
+def test_weights_of_another_architecture_are_one_line_not_torchs_dump(tmp_path):
+    path = tmp_path / "m.pt"
+    checkpoint.save(path, default_gnn("learned", hidden=16), graph.FeaturizerConfig())
+    payload = torch.load(path, weights_only=True)
+    payload["gnn_config"]["hidden"] = 32  # the config of another architecture than the weights
+    torch.save(payload, path)
+    with pytest.raises(checkpoint.CheckpointError) as err:
+        checkpoint.load(path)
+    message = str(err.value)
+    assert "\n" not in message and "do not fit the architecture" in message
+    assert "tensors of other shapes" in message and "size mismatch for" in message

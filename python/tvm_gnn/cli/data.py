@@ -54,11 +54,13 @@ def cmd_collect(args) -> int:
     import json
 
     from ..collect import CollectConfig, collect_network
+    from ..errors import MeasureServiceError
     from ..measure.builder import make_builder
     from ..measure.runner import MeasureConfig, make_runner
     from ..measure.sampling import target_from
 
     networks = network_names(args.network)
+    check_raw_root(args.out)  # before minutes of task extraction
     target = target_from(args.target, args.num_cores)
     cfg = CollectConfig(
         trials_per_task=args.trials_per_task,
@@ -104,8 +106,8 @@ def cmd_collect(args) -> int:
                     progress=not args.quiet,
                     builder=builder,
                 )
-            except (UsageError, ValueError):
-                raise
+            except (UsageError, ValueError, MeasureServiceError):
+                raise  # what the user fixes, for every network alike: one line, not a traceback
             except Exception:  # noqa: BLE001 - one broken network must not stop the others
                 logger.exception("collecting %s failed; continuing with the next network", net)
                 failed.append(net)
@@ -120,6 +122,20 @@ def cmd_collect(args) -> int:
         print(f"tvm-gnn collect: failed networks: {', '.join(failed)}", file=sys.stderr)
         return 1
     return 0
+
+
+def check_raw_root(root) -> None:
+    """:class:`UsageError` if ``root`` holds a packed folder: ``collect`` writes raw files only,
+    and beside ``.gz`` files they would hide what is packed (:func:`collect.check_raw`)."""
+    from ..collect import check_raw
+    from ..dataset import network_folders
+    from ..errors import DataError
+
+    for _, _, folder in network_folders(root) if Path(root).is_dir() else []:
+        try:
+            check_raw(folder)
+        except DataError as err:
+            raise UsageError(str(err)) from None
 
 
 def cmd_pack(args) -> int:
@@ -154,7 +170,13 @@ def _collect_parser(sub) -> None:
         "SYNTHETIC), or all, held-out, training (the networks not held out, and "
         "the synthetic families), synthetic (default: all)",
     )
-    p.add_argument("--out", type=output_folder, default="data", help="dataset root (default: data)")
+    p.add_argument(
+        "--out",
+        type=output_folder,
+        default="data_raw",
+        help="raw dataset root, where `tvm-gnn unpack` puts the committed dataset and `tvm-gnn "
+        "pack` reads from; a packed folder (data/) is refused (default: data_raw)",
+    )
     p.add_argument(
         "--hardware",
         type=folder_name,

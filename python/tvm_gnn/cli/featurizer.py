@@ -26,6 +26,14 @@ def cmd_featurize(args) -> int:
     _, cands = sample_candidates(workloads.get(args.workload), target, args.candidates, args.seed)
     cfg = graph.FeaturizerConfig(lowering=args.lowering, max_nodes=args.max_nodes)
     graphs, errors = graph.featurize_candidates(cands, cfg)
+    if not any(d is not None for d in graphs):
+        first = f"; the first: {errors[0]}" if errors else ""
+        print(
+            f"tvm-gnn featurize: error: none of the {len(graphs)} candidates could be "
+            f"featurized{first}",
+            file=sys.stderr,
+        )
+        return 1
     for err in errors:
         print(f"warning: {err}", file=sys.stderr)
     for i, d in enumerate(graphs):

@@ -33,7 +33,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from .. import atomic
+from .. import atomic, lock
 
 _FOLDERS: list[Path] = []
 _STATE = {"command": "tvm-gnn", "kept": ""}
@@ -120,6 +120,7 @@ def _stop(signum, frame) -> None:
     for path in list(_FOLDERS):
         shutil.rmtree(path, ignore_errors=True)
     atomic.discard_in_flight()
+    lock.release_all()
     kept = f"; {_STATE['kept']}" if _STATE["kept"] else ""
     with contextlib.suppress(Exception):
         sys.stdout.flush()

@@ -29,17 +29,21 @@ Records go into one standard JSON database per network and hardware
 after every measured batch. Killed at any point and run again with the same arguments, it resumes:
 measured records are never lost, and never recorded twice: uniform samples are deterministic and
 skipped when already recorded, and a program the evolutionary search proposes again is measured but
-not recorded (:func:`tvm_gnn.collect.recording._commit_new_class`).
+not recorded (:func:`tvm_gnn.collect.recording._commit_new_class`). One run writes a folder at a
+time (:func:`tvm_gnn.lock.one_writer`); a packed folder, whose ``.gz`` files raw ones would hide,
+is refused (:func:`~.network.check_raw`), and ``tasks.json`` lists every task the network has
+even when ``max_tasks`` measures fewer.
 """
 
 from .config import CollectConfig, provenance
-from .network import collect_network, network_tasks, task_manifest
+from .network import check_raw, collect_network, network_tasks, task_manifest
 from .task import EVOLUTION_ROUNDS, EXHAUST_DRAWS, collect_task, unrecorded_draws
 
 __all__ = [
     "EVOLUTION_ROUNDS",
     "EXHAUST_DRAWS",
     "CollectConfig",
+    "check_raw",
     "collect_network",
     "collect_task",
     "network_tasks",

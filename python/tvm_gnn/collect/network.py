@@ -10,7 +10,9 @@ from pathlib import Path
 from .. import atomic
 from ..dataset import dbfile
 from ..dataset.layout import (
+    DB_FILES,
     SHARED_FILE,
+    grown_manifest,
     is_db_folder,
     read_exhausted,
     read_provenance,
@@ -19,6 +21,8 @@ from ..dataset.layout import (
 )
 from ..dataset.records import samples
 from ..dataset.splits import HELD_OUT
+from ..errors import DataError
+from ..lock import check_whole, one_writer
 from ..measure.hardware import hardware_name
 from ..measure.runner import MeasureConfig, make_runner
 from .config import CollectConfig, RunLog, provenance
@@ -147,23 +151,46 @@ def collect_network(
     ``tasks``, if given, is a list of ``(name, mod, weight)`` used instead of extracting the
     network's tasks (tests use a small program this way).
     """
+    folder = Path(out_root) / (hardware or hardware_name(target, rpc_key)) / network
+    check_raw(folder)
+    with one_writer(folder, f"tvm-gnn collect {network}"):
+        return _collect_held(
+            network, folder, target, cfg, measure, runner, rpc_key, tasks, progress, builder
+        )
+
+
+def check_raw(folder: Path) -> None:
+    """:class:`~tvm_gnn.errors.DataError` unless collection may write into ``folder``: not a
+    packed folder (raw files beside the ``.gz`` ones would hide them from every reader) and not
+    one an ``unpack`` was cut in."""
+    packed = [f + ".gz" for f in DB_FILES if (folder / (f + ".gz")).exists()]
+    if packed:
+        root = folder.parent.parent
+        raise DataError(
+            f"{folder} is a packed dataset folder ({', '.join(packed)}); collect writes raw "
+            f"JSON, which would hide them. Unpack it first: `tvm-gnn unpack --data {root} "
+            f"--raw data_raw`, then collect with --out data_raw"
+        )
+    check_whole(folder)
+
+
+def _collect_held(network, folder, target, cfg, measure, runner, rpc_key, tasks, progress, builder):
+    """:func:`collect_network` in ``folder``, which this run holds."""
     from tqdm import tqdm
 
     from ..measure.builder import make_builder
 
     start = time.monotonic()
-    folder = Path(out_root) / (hardware or hardware_name(target, rpc_key)) / network
-    folder.mkdir(parents=True, exist_ok=True)
     problems = dbfile.repair(folder)
     line = provenance(target, measure, cfg, rpc_key)
     if tasks is None and _nothing_left(network, folder, cfg, line):
         return _finished(network, folder, problems)
     if tasks is None:
         tasks = network_tasks(network, target)
-    if cfg.max_tasks is not None:
-        tasks = tasks[: cfg.max_tasks]
     manifest = task_manifest(tasks)
-    atomic.write_json(folder / "tasks.json", manifest)
+    atomic.write_json(folder / "tasks.json", grown_manifest(read_tasks(folder), manifest))
+    if cfg.max_tasks is not None:  # what is measured; tasks.json records all the network has
+        tasks, manifest = tasks[: cfg.max_tasks], manifest[: cfg.max_tasks]
     run_log = RunLog(folder / "provenance.jsonl", line, start)  # task extraction counts too
     existing = _existing(folder)  # per task, counted before any of them runs: tasks are distinct
     latencies = existing[0]

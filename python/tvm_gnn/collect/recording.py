@@ -11,6 +11,7 @@ from pathlib import Path
 from ..costs import result_cost
 from ..dataset import dbfile
 from ..measure.hardware import device_type
+from ..measure.runner import service_down
 
 
 def _trace_key(trace_json) -> str:
@@ -122,6 +123,7 @@ def _commit_new_class():
             self.latencies = [] if latencies is None else latencies
             self.proposed = self.new = self.failed = self.repeats = 0
             self.best = float("inf")  # seconds, shown on the bar
+            self.down = None  # why the measuring service failed, if it did
 
         def apply(
             self, task_scheduler, task_id, measure_candidates, builder_results, runner_results
@@ -129,6 +131,9 @@ def _commit_new_class():
             self.proposed += len(measure_candidates)
             new, results = [], []
             for c, b, r in zip(measure_candidates, builder_results, runner_results):
+                if service_down(r):  # the service's failure, not the program's: not recorded
+                    self.down = r.error_msg
+                    continue
                 key = _record_key(c.sch.trace, self.workload)
                 if key in self.seen:
                     self.repeats += 1

@@ -9,6 +9,7 @@ from pathlib import Path
 from .. import atomic
 from ..dataset.layout import EXHAUSTED_FILE, read_exhausted
 from ..measure.hardware import usable_cores
+from ..measure.runner import outage, service_down
 from ..measure.sampling import sample_candidates
 from .config import CollectConfig
 from .recording import _commit, _commit_new_class, _existing, _record_key, measure_batch
@@ -93,6 +94,9 @@ class _Task:
             part = todo[i : i + self.cfg.batch_size]
             batch = [c for _, c in part]
             results = measure_batch(batch, self.target, builder, runner)
+            down = [r.error_msg for r in results if service_down(r)]
+            if down:  # not the programs' failures: record none of the batch, stop the run
+                raise outage(down[0])
             costs = _commit(db, self.workload, self.target, batch, results)
             self.done["failed"] += costs.count(None)
             self.latencies.extend(c for c in costs if c is not None)
@@ -153,6 +157,8 @@ class _Task:
             seed = _search_seed(self.cfg.seed, self.index, search)
             _search(self.name, self.mod, self.folder, self.target, self.cfg, self.tools,
                     commit, seed, rest)  # fmt: skip
+            if commit.down is not None:
+                raise outage(commit.down)
             self.done["measured"] += commit.new
             self.done["failed"] += commit.failed
             self.done["repeats"] += commit.repeats

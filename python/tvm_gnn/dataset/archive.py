@@ -5,27 +5,41 @@ from __future__ import annotations
 
 import gzip
 import io
+import logging
 import shutil
 from pathlib import Path
 
 from .. import atomic
 from ..errors import DataError
-from .layout import DB_FILES, META_FILES, check_root, count_lines, gunzip, network_folders
+from ..lock import check_whole, one_writer, unfinished, was_cut
+from .layout import (
+    DB_FILES,
+    META_FILES,
+    check_root,
+    count_lines,
+    grown_manifest,
+    gunzip,
+    network_folders,
+    read_tasks,
+)
+
+logger = logging.getLogger(__name__)
 
 
 def unpack(packed_root, raw_root) -> list[str]:
     """Gunzip ``packed_root`` into ``raw_root`` where ``raw_root`` has no database yet.
 
     Run it before ``tvm-gnn collect`` on a machine without ``data_raw/``, so that collection
-    resumes from the committed dataset instead of starting over.
+    resumes from the committed dataset instead of starting over. A folder whose last unpack was
+    cut (:func:`tvm_gnn.lock.unfinished`) is unpacked again whole, never skipped; a folder
+    another run is writing stops it (:class:`tvm_gnn.lock.FolderBusyError`).
     """
     written = []
     for hw, net, folder in network_folders(check_root(packed_root, "packed dataset root")):
         dest = Path(raw_root) / hw / net
-        if any((dest / f).exists() for f in DB_FILES):
+        if was_cut(dest) is None and any((dest / f).exists() for f in DB_FILES):
             continue
-        # every archive of the folder checked whole before any file lands: a cut .gz must not
-        # leave a half-unpacked folder that a second unpack would skip and collect resume from
+        # every archive of the folder checked whole before any file lands
         try:
             plain = {
                 f: gunzip(folder / (f + ".gz")) for f in DB_FILES if (folder / (f + ".gz")).exists()
@@ -34,12 +48,13 @@ def unpack(packed_root, raw_root) -> list[str]:
             raise DataError(
                 f"{err}; nothing of its folder was unpacked: run unpack again"
             ) from None
-        for f in META_FILES:  # meta files first: the database files mark the folder as unpacked
-            if (folder / f).exists():
-                atomic.write_bytes(dest / f, (folder / f).read_bytes())
-        for f, data in plain.items():
-            atomic.write_bytes(dest / f, data)
-            written.append(str(dest / f))
+        with one_writer(dest, "tvm-gnn unpack"), unfinished(dest, "unpack"):
+            for f in META_FILES:
+                if (folder / f).exists():
+                    atomic.write_bytes(dest / f, (folder / f).read_bytes())
+            for f, data in plain.items():
+                atomic.write_bytes(dest / f, data)
+                written.append(str(dest / f))
     return written
 
 
@@ -50,10 +65,13 @@ def pack(raw_root, out_root, force: bool = False) -> list[str]:
     a raw folder that started over must not overwrite what was measured before (``unpack``).
     A file whose packed bytes would not change is left untouched, mtime included, so the
     gunzipped copy that :func:`samples` reads (keyed by size and mtime) stays valid and
-    git sees no change. Returns the files written.
+    git sees no change. A folder is marked while it is written (:func:`tvm_gnn.lock.unfinished`),
+    so a cut pack is named by the readers and finished by the next pack; a raw folder that
+    ``collect`` is writing stops it (:class:`tvm_gnn.lock.FolderBusyError`). Returns the files
+    written.
     """
-    written = []
     for hw, net, folder in network_folders(check_root(raw_root, "raw dataset root")):
+        check_whole(folder)
         dest = Path(out_root) / hw / net
         for f in DB_FILES:
             old = dest / (f + ".gz")
@@ -63,22 +81,37 @@ def pack(raw_root, out_root, force: bool = False) -> list[str]:
                         f"{folder / f} has fewer lines than {old}; run `tvm-gnn unpack` before "
                         "collecting on a new machine, or pass --force"
                     )
+    written = []
     for hw, net, folder in network_folders(raw_root):
         dest = Path(out_root) / hw / net
-        dest.mkdir(parents=True, exist_ok=True)
-        for f in DB_FILES:
-            src = folder / f
-            if not src.exists():
-                continue
-            gz = dest / (f + ".gz")
-            packed = gzip_bytes(src, f)
-            if gz.exists() and gz.stat().st_size == len(packed) and gz.read_bytes() == packed:
-                continue
-            atomic.write_bytes(gz, packed)
-            written.append(str(gz))
-        for f in META_FILES:
-            if (folder / f).exists() and not _same_bytes(folder / f, dest / f):
-                atomic.write_bytes(dest / f, (folder / f).read_bytes())
+        if was_cut(dest) is not None:
+            logger.warning("%s: finishing the pack that was cut there", dest)
+        with one_writer(folder, "tvm-gnn pack"), one_writer(dest, "tvm-gnn pack"):
+            with unfinished(dest, "pack"):
+                written += _pack_folder(folder, dest)
+    return written
+
+
+def _pack_folder(folder: Path, dest: Path) -> list[str]:
+    written = []
+    for f in DB_FILES:
+        src = folder / f
+        if not src.exists():
+            continue
+        gz = dest / (f + ".gz")
+        packed = gzip_bytes(src, f)
+        if gz.exists() and gz.stat().st_size == len(packed) and gz.read_bytes() == packed:
+            continue
+        atomic.write_bytes(gz, packed)
+        written.append(str(gz))
+    for f in META_FILES:
+        if (folder / f).exists() and not _same_bytes(folder / f, dest / f):
+            if f == "tasks.json" and (dest / f).exists():  # a record of the network's tasks
+                tasks = grown_manifest(read_tasks(dest), read_tasks(folder))
+                if tasks != read_tasks(folder):  # the raw one lost some: keep them
+                    atomic.write_json(dest / f, tasks)
+                    continue
+            atomic.write_bytes(dest / f, (folder / f).read_bytes())
     return written
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from .. import atomic
 from ..errors import DataError
 from ..jsonfile import read_json
+from ..lock import check_whole
 from . import dbfile
 
 logger = logging.getLogger(__name__)
@@ -94,6 +95,7 @@ def open_db_folder(folder: Path) -> Path:
     then renamed), so a run killed while gunzipping or a checkout with other contents never
     reads a cut or stale copy. It lives in :func:`user_cache`, not the temp folder: a command's
     temp folder is its own and goes when it ends (:func:`tvm_gnn.cli.signals.run_folder`)."""
+    check_whole(folder)
     if all((folder / f).exists() for f in DB_FILES):
         return folder
     out = user_cache("db") / contents_digest(folder)[:16]
@@ -248,6 +250,17 @@ def read_tasks(folder: Path) -> list[dict]:
     empty if the folder has none."""
     path = Path(folder) / "tasks.json"
     return read_json(path) if path.exists() else []
+
+
+def grown_manifest(old: list[dict], new: list[dict]) -> list[dict]:
+    """``tasks.json`` after an extraction: every task ``old`` had, in its order, with its name
+    and weight as ``new`` has them, then the tasks new to ``new``. It never loses a task: a run
+    limited by ``--max-tasks``, or an extraction by another TVM, leaves the record of what the
+    network has whole."""
+    fresh = {t["shash"]: t for t in new}
+    kept = [fresh.get(t["shash"], t) for t in old]
+    known = {t["shash"] for t in old}
+    return kept + [t for t in new if t["shash"] not in known]
 
 
 #: Workloads ``collect --skip-shared`` left to another network's folder: shash -> that network.

@@ -134,12 +134,14 @@ def evaluate(
     hardware = dataset.resolve_hardware(root, hardware)
     seeds = list(seeds) or [0]
     infos = checkpoint_infos(checkpoints, models, held_out)
-    train_nets, snapshot = training_records(root, hardware, infos, checkpoints, held_out)
+    needs_train = any(m in ("xgb", "mlp") for m in models)
+    train_nets, snapshot = training_records(
+        root, hardware, infos, checkpoints, held_out, baselines=needs_train
+    )
     if test_folders:
         test, nets = load_folder_groups(test_folders, progress), list(test_folders)
     else:
         test, nets = load_groups(root, hardware, held_out, progress), list(held_out)
-    needs_train = any(m in ("xgb", "mlp") for m in models)
     train = load_groups(root, hardware, train_nets, progress, snapshot) if needs_train else None
     # A workload with one distinct program offers no choice: every model picks it. Such groups
     # are left out (and MLPModel.predict crashes on a single candidate).

@@ -77,12 +77,16 @@ def _records_reference(path, hardware: str, held_out) -> dict | None:
     return info
 
 
-def training_records(root, hardware: str, infos: dict, checkpoints: dict, held_out):
+def training_records(
+    root, hardware: str, infos: dict, checkpoints: dict, held_out, baselines: bool = True
+):
     """``(training networks, snapshot)``: the records every row trains on.
 
     Those the GNNs saw. Without a GNN row, those the ``gnn`` checkpoint saw if it was trained on
     this hardware without the held-out networks, so that ``--models mlp`` alone trains MLPModel
-    on exactly what the full table's row saw; without either, every network not held out.
+    on exactly what the full table's row saw; without either, every network not held out. Only
+    with ``baselines`` (a row that trains) must ``root`` hold them all; without, the networks it
+    lacks are left out, with a warning (their workloads count as unshared).
     """
     first_gnn = paths(checkpoints["gnn"])[0] if checkpoints.get("gnn") else None
     reference = next((i[0] for i in infos.values() if i), None) or _records_reference(
@@ -95,10 +99,20 @@ def training_records(root, hardware: str, infos: dict, checkpoints: dict, held_o
     else:  # no GNN to compare with: everything that is not held out
         train_nets = dataset.training_networks(root, hardware, set(held_out) | set(HELD_OUT))
     missing = [n for n in train_nets if not (Path(root) / hardware / n).is_dir()]
+    if missing and not baselines:
+        logger.warning(
+            "%s/%s lacks the GNN's training networks %s: workloads the GNN saw there count as "
+            "unshared in the tables",
+            root,
+            hardware,
+            missing,
+        )
+        return [n for n in train_nets if n not in missing], snapshot
     if missing:
         raise EvaluationError(
             f"the GNN was trained on {missing}, which {root}/{hardware} lacks: "
-            "the baselines could not see the same records"
+            "the baselines could not see the same records (--models with GNN rows alone "
+            "needs only the held-out networks)"
         )
     if not train_nets:
         raise EvaluationError(f"no training networks under {root}/{hardware}")

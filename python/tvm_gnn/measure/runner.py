@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import MeasureServiceError
+
 
 @dataclass(frozen=True)
 class MeasureConfig:
@@ -55,10 +57,13 @@ def make_runner(
             timeout_sec=measure.run_timeout_sec, evaluator_config=evaluator
         )
     host, _, port = rpc_tracker.rpartition(":")
-    if not host or not port.isdigit():
-        raise ValueError(f"--rpc-tracker must be HOST:PORT, got {rpc_tracker!r}")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(
+            f"--rpc-tracker must be HOST:PORT with a port in 1-65535, got {rpc_tracker!r}"
+        )
     if not rpc_key:
         raise ValueError("--rpc-tracker needs --rpc-key")
+    check_tracker(host, int(port), rpc_key)
     config = ms.runner.RPCConfig(
         tracker_host=host,
         tracker_port=int(port),
@@ -67,4 +72,62 @@ def make_runner(
     )
     return ms.runner.RPCRunner(
         rpc_config=config, evaluator_config=evaluator, max_workers=rpc_workers
+    )
+
+
+#: How long :func:`check_tracker` waits for a device to register under the key.
+REGISTER_WAIT_S = 10.0
+
+
+def check_tracker(host: str, port: int, key: str, wait_s: float = REGISTER_WAIT_S) -> None:
+    """:class:`~tvm_gnn.errors.MeasureServiceError` unless the RPC tracker at ``host:port``
+    answers and has a device under ``key`` (waiting up to ``wait_s`` for one to register): an
+    outage must stop a run at once, not turn every candidate into a failed record after a
+    minute of TVM's retries."""
+    import socket
+    import time
+
+    from tvm.rpc.client import TrackerSession
+
+    where = f"the RPC tracker at {host}:{port}"
+    try:
+        socket.create_connection((host, port), timeout=5).close()
+        tracker = TrackerSession((host, port))
+    except (OSError, RuntimeError) as err:
+        raise MeasureServiceError(
+            f"cannot reach {where} ({err}); start it (`python -m tvm.exec.rpc_tracker --port "
+            f"{port}`) or correct --rpc-tracker; nothing was measured"
+        ) from None
+    deadline = time.monotonic() + wait_s
+    while True:
+        keys = tracker.summary().get("queue_info", {})
+        if key in keys or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    tracker.close()
+    if key not in keys:
+        raise MeasureServiceError(
+            f"{where} has no device under key {key!r} (keys there: {', '.join(keys) or 'none'});"
+            " start one (`python -m tvm.exec.rpc_server --tracker "
+            f"{host}:{port} --key {key}`) or correct --rpc-key; nothing was measured"
+        )
+
+
+#: What TVM's RPC runner says when the tracker or every device of the key is gone: the service
+#: failed, not the program (``tvm/rpc/base.py``, ``tvm/rpc/client.py``)
+_SERVICE_DOWN = ("Failed to connect to server", "Cannot connect to tracker", "Cannot request ")
+
+
+def service_down(result) -> bool:
+    """Whether a ``RunnerResult`` failed because the measuring service is unreachable."""
+    msg = result.error_msg or ""
+    return any(s in msg for s in _SERVICE_DOWN)
+
+
+def outage(why: str):
+    """The error that stops a run whose measuring service went away mid-run."""
+    last = why.strip().splitlines()[-1] if why.strip() else "no answer"
+    return MeasureServiceError(
+        f"the measuring service stopped answering ({last}); the batch was not recorded, every "
+        "record before it is kept: the same command resumes once the service is back"
     )

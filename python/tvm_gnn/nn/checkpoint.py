@@ -49,6 +49,8 @@ def save(path, model: GNN, featurizer: FeaturizerConfig, extra: dict | None = No
 def _read(path, mmap: bool = False) -> dict:
     """The checked payload of a checkpoint file (``mmap``: tensors mapped, not read)."""
     path = Path(path)
+    if path.is_dir():
+        raise CheckpointError(f"checkpoint {path} is a folder; give the .pt file in it")
     if not path.is_file():
         raise CheckpointError(f"checkpoint {path} does not exist")
     try:
@@ -107,6 +109,23 @@ def load(path) -> tuple[GNN, FeaturizerConfig, dict]:
                 "does not fill them"
             )
     except (KeyError, TypeError, ValueError, RuntimeError) as err:
-        raise CheckpointError(f"checkpoint {path} is inconsistent: {err}") from err
+        raise CheckpointError(f"checkpoint {path} is inconsistent: {_first_line(err)}") from None
     model.eval()
     return model, featurizer, payload.get("extra", {})
+
+
+def _first_line(err: Exception) -> str:
+    """What a failed load says in one line: torch's dump of every tensor whose shape differs
+    from the architecture the file's config describes becomes a count and the first one."""
+    lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
+    shapes = [ln for ln in lines if ln.startswith("size mismatch for")]
+    keys = [ln for ln in lines if ln.startswith(("Missing key", "Unexpected key"))]
+    if not shapes and not keys:
+        return lines[0] if lines else type(err).__name__
+    first = (shapes or keys)[0].rstrip(".")
+    return (
+        f"its weights do not fit the architecture its config describes ({len(shapes)} tensors "
+        f"of other shapes, {len(keys)} key lists that differ; {first}): it was written by "
+        "another tvm_gnn or edited; retrain it (`tvm-gnn train`) or load it with the tvm_gnn "
+        "that wrote it"
+    )
