@@ -8,6 +8,7 @@ of the training networks' workloads.
 from __future__ import annotations
 
 import logging
+import os
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,7 +142,10 @@ def records_of(root, path, hardware: str | None = None) -> tuple[dict[str, int],
 
 
 def loss_plot(out) -> str:
-    """Where a checkpoint's loss curve goes by default: beside it, ``NAME-loss.png``."""
+    """Where a checkpoint's loss curve goes by default: beside it, ``NAME-loss.png``; where the
+    checkpoint goes to a device or a pipe (``--out /dev/null``), nowhere (``os.devnull``)."""
+    if Path(out).exists() and not Path(out).is_file():
+        return os.devnull
     return str(out).rsplit(".", 1)[0] + "-loss.png"
 
 

@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from tvm_gnn.cli import RESULTS_SECTION, main
 from tvm_gnn.evaluate import MODELS
 from tvm_gnn.report import markers
@@ -87,22 +89,26 @@ def test_eval_refuses_a_checkpoint_that_saw_a_held_out_network(small_dataset, tm
 
 
 def test_eval_names_a_missing_checkpoint(small_dataset, tmp_path, capsys):
-    code = main(
-        [
-            "eval",
-            "--data",
-            str(small_dataset),
-            "--held-out",
-            "resnet18",
-            "--models",
-            "gnn-no-topk",
-            "--gnn-no-topk",
-            str(tmp_path / "nope.pt"),
-            "-q",
-        ]
-    )
-    assert code == 2
-    assert "nope.pt" in capsys.readouterr().err
+    held = ["eval", "--data", str(small_dataset), "--held-out", "resnet18", "-q"]
+    with pytest.raises(SystemExit) as stop:  # a checkpoint given: checked as it is parsed
+        main([*held, "--models", "gnn-no-topk", "--gnn-no-topk", str(tmp_path / "nope.pt")])
+    assert stop.value.code == 2 and "nope.pt does not exist" in capsys.readouterr().err
+    assert main([*held, "--models", "gnn-no-topk"]) == 2  # the default path: the command's check
+    assert "no checkpoint models/cpu/gnn-no-topk.pt for gnn-no-topk" in (capsys.readouterr().err)
+
+
+def test_eval_of_gnn_rows_alone_needs_only_the_held_out_networks(
+    small_dataset, trained, tmp_path, caplog
+):
+    import shutil
+
+    only = tmp_path / "data"
+    shutil.copytree(small_dataset / "cpu" / "resnet18", only / "cpu" / "resnet18")
+    out = tmp_path / "r.json"
+    gnn = ["--models", "gnn", "--gnn", str(trained["gnn"]), "--json", str(out)]
+    assert main(["eval", "--data", str(only), "--held-out", "resnet18", "-q", *gnn]) == 0
+    assert "lacks the GNN's training networks ['resnet50']" in caplog.text
+    assert json.loads(out.read_text())["models"]["gnn"]["all"]["resnet18"]["pairwise"] > 0
 
 
 def test_runs_interval_and_test_databases(small_dataset, trained, tmp_path):

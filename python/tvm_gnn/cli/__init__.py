@@ -16,7 +16,7 @@ import sys
 
 from ..errors import CheckpointError
 from . import data, evaluation, featurizer, signals, stats, training, tuning
-from .common import UsageError
+from .common import OneLineParser, UsageError
 from .data import network_names
 from .evaluation import RESULTS_SECTION
 from .training import featurizer_config
@@ -34,7 +34,7 @@ logger = logging.getLogger("tvm_gnn")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="tvm-gnn",
         description="A graph-neural-network cost model for Apache TVM MetaSchedule.",
     )

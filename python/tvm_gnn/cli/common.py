@@ -7,6 +7,7 @@ import argparse
 import math
 import os
 import re
+import tempfile
 from pathlib import Path
 
 
@@ -14,14 +15,53 @@ class UsageError(Exception):
     """A mistake in the command line or its inputs; printed without a traceback."""
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
+class OneLineParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose mistakes are one line (argparse prints the whole usage, which
+    for ``collect`` is ten lines before the one that says what is wrong), exit 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+#: The largest count an option takes: TVM keeps many counts (a search's population, its
+#: trials) in C ``int`` fields, and a value past int64 ends in a ``TypeError`` in its FFI.
+INT_MAX = 2**31 - 1
+
+
+def int_in(low: int, high: int = INT_MAX, what: str | None = None):
+    """An argparse type: an integer from ``low`` to ``high`` (``what`` names the kind)."""
+    what = what or f"an integer in [{low}, {high}]"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {value}")
+        return value
+
+    parse.low, parse.high = low, high  # what the option tests read the bounds from
+    return parse
+
+
+#: a count: trials, epochs, candidates, workers
+positive_int = int_in(1, what=f"a positive integer up to {INT_MAX}")
+positive_int.__name__ = "positive_int"
+#: a duration or a count that may be zero
+non_negative_int = int_in(0, what=f"an integer from 0 to {INT_MAX}")
+non_negative_int.__name__ = "non_negative_int"
+#: a random seed: what numpy, torch and TVM all take
+seed_int = int_in(0, INT_MAX, what=f"a seed from 0 to {INT_MAX}")
+seed_int.__name__ = "seed_int"
+
+
+def host_port(text: str) -> str:
+    """An argparse type: ``HOST:PORT`` with a port from 1 to 65535."""
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT with a port in 1-65535, got {text!r}")
+    return text
 
 
 def folder_name(text: str) -> str:
@@ -59,10 +99,13 @@ def number_in(low: float, high: float, *, low_open: bool = True, high_open: bool
             raise argparse.ArgumentTypeError(f"expected a number in {span}, got {text}")
         return value
 
+    parse.low, parse.high, parse.low_open, parse.high_open = low, high, low_open, high_open
     return parse
 
 
 fraction = number_in(0.0, 1.0)
+#: a share that may be none or all
+share = number_in(0.0, 1.0, low_open=False)
 non_negative = number_in(0.0, math.inf, low_open=False, high_open=True)
 
 
@@ -83,7 +126,12 @@ def hardware_args(
 ) -> None:
     """``--data`` and ``--hardware``: which folder of a dataset a command (or benchmark) reads;
     :func:`resolved_hardware` turns them into the folder's name."""
-    p.add_argument("--data", default="data", help="dataset root, raw or packed (default: data)")
+    p.add_argument(
+        "--data",
+        type=input_folder,
+        default="data",
+        help="dataset root, raw or packed (default: data)",
+    )
     p.add_argument(
         "--hardware", default=None, help=f"{hardware_help} (default: {hardware_default})"
     )
@@ -148,8 +196,10 @@ def _writable_folder(folder: Path) -> str | None:
         probe = probe.parent
     if not probe.is_dir():
         return f"{probe} is a file, not a folder"
-    if not os.access(probe, os.W_OK | os.X_OK):
-        return f"{probe} is not writable"
+    try:  # as root, permission bits say yes to /proc and read-only mounts: ask the folder itself
+        tempfile.TemporaryFile(dir=probe).close()
+    except OSError:
+        return f"{probe} takes no new files (read-only, or a special filesystem such as /proc)"
     return None
 
 
@@ -160,6 +210,8 @@ def output_file(text: str) -> Path:
         raise argparse.ArgumentTypeError(f"{path} is a folder, not a file")
     if path.exists() and not os.access(path, os.W_OK):
         raise argparse.ArgumentTypeError(f"{path} is not writable")
+    if path.exists() and not path.is_file():  # a device or a pipe: written through, not replaced
+        return path
     why = _writable_folder(path.parent)
     if why:
         raise argparse.ArgumentTypeError(f"cannot write {path}: {why}")
@@ -175,3 +227,24 @@ def output_folder(text: str) -> Path:
     if why:
         raise argparse.ArgumentTypeError(f"cannot write into {path}: {why}")
     return path
+
+
+def input_file(text: str) -> str:
+    """An argparse type: a file to read (a checkpoint, a JSON file) that exists and is one."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{path} is a folder; give a file in it")
+    if not path.exists():
+        raise argparse.ArgumentTypeError(f"{path} does not exist")
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"{path} is not a regular file")
+    return text
+
+
+def input_folder(text: str) -> str:
+    """An argparse type: a folder to read (a dataset root) that, if it exists, is a folder; the
+    command says when it does not exist (a default such as ``data`` may be absent)."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{path} is not a folder")
+    return text

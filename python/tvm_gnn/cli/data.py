@@ -13,9 +13,14 @@ from . import console, signals
 from .common import (
     UsageError,
     folder_name,
+    host_port,
+    input_folder,
+    non_negative_int,
     number_in,
     output_folder,
     positive_int,
+    seed_int,
+    share,
     target_args,
 )
 
@@ -60,6 +65,8 @@ def cmd_collect(args) -> int:
     from ..measure.sampling import target_from
 
     networks = network_names(args.network)
+    if not args.rpc_tracker and (args.rpc_key or args.rpc_workers != 1):
+        raise UsageError("--rpc-key and --rpc-workers are for measuring through --rpc-tracker")
     check_raw_root(args.out)  # before minutes of task extraction
     target = target_from(args.target, args.num_cores)
     cfg = CollectConfig(
@@ -209,7 +216,7 @@ def _collect_parser(sub) -> None:
     )
     p.add_argument(
         "--uniform-fraction",
-        type=float,
+        type=share,
         default=0.5,
         help="share sampled uniformly from the design space; the rest comes from "
         "evolutionary search, whose new XGBModel is still in its warm-up: alike in latency, at "
@@ -243,13 +250,14 @@ def _collect_parser(sub) -> None:
     )
     p.add_argument(
         "--min-repeat-ms",
-        type=int,
+        type=non_negative_int,
         default=40,
         help="minimum time of one measurement in ms (default: 40)",
     )
     p.add_argument("--cache-flush", action="store_true", help="flush the CPU cache between runs")
     p.add_argument(
         "--rpc-tracker",
+        type=host_port,
         default=None,
         metavar="HOST:PORT",
         help="measure on devices registered with this TVM RPC tracker",
@@ -261,7 +269,7 @@ def _collect_parser(sub) -> None:
         default=1,
         help="devices measured in parallel through RPC (default: 1)",
     )
-    p.add_argument("--seed", type=int, default=0, help="sampling and search seed (default: 0)")
+    p.add_argument("--seed", type=seed_int, default=0, help="sampling and search seed (default: 0)")
     target_args(p)
     console.log_option(p, "OUT/collect.log")
     p.set_defaults(func=cmd_collect)
@@ -271,7 +279,9 @@ def _pack_parser(sub) -> None:
     p = sub.add_parser(
         "pack", help="gzip raw collected databases into data/", description=cmd_pack.__doc__
     )
-    p.add_argument("--raw", default="data_raw", help="collect's output (default: data_raw)")
+    p.add_argument(
+        "--raw", type=input_folder, default="data_raw", help="collect's output (default: data_raw)"
+    )
     p.add_argument(
         "--out", type=output_folder, default="data", help="compressed dataset root (default: data)"
     )
@@ -287,7 +297,9 @@ def _unpack_parser(sub) -> None:
         help="gunzip data/ into data_raw/ before resuming collection",
         description=cmd_unpack.__doc__,
     )
-    p.add_argument("--data", default="data", help="compressed dataset root (default: data)")
+    p.add_argument(
+        "--data", type=input_folder, default="data", help="compressed dataset root (default: data)"
+    )
     p.add_argument(
         "--raw",
         type=output_folder,

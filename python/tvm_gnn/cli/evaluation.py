@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import UsageError, dataset_args, output_file
+from .common import UsageError, dataset_args, input_file, output_file, seed_int
 
 #: The section of the results document that ``tvm-gnn eval --out`` rewrites.
 RESULTS_SECTION = "tvm-gnn eval"
@@ -112,6 +112,7 @@ def _eval_parser(sub) -> None:
     p.add_argument(
         "--gnn",
         nargs="+",
+        type=input_file,
         default=None,
         metavar="CHECKPOINT",
         help="GNN checkpoint(s): several are the seeds of one configuration, each a run "
@@ -119,11 +120,13 @@ def _eval_parser(sub) -> None:
     )
     p.add_argument(
         "--gnn-learned-emb",
+        type=input_file,
         default=None,
         help="learned-embedding GNN (default: models/HARDWARE/gnn-learned-emb.pt)",
     )
     p.add_argument(
         "--gnn-no-topk",
+        type=input_file,
         default=None,
         help="GNN without TopK pooling (default: models/HARDWARE/gnn-no-topk.pt)",
     )
@@ -139,7 +142,7 @@ def _eval_parser(sub) -> None:
         "--seeds",
         "--seed",
         nargs="+",
-        type=int,
+        type=seed_int,
         default=[0],
         help="training seeds of XGBModel, MLPModel and RandomModel, a run each; tables show the "
         "mean over runs (default: 0)",

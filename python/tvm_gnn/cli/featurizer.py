@@ -9,7 +9,7 @@ import sys
 
 from ..nn.schema import LOWERINGS
 from ..nn.vectors import DEFAULT_DIM, VECTORS_PATH
-from .common import output_file, positive_int, target_args, workload_name
+from .common import output_file, positive_int, seed_int, target_args, workload_name
 
 
 # -- featurize -----------------------------------------------------------------------------------
@@ -90,7 +90,7 @@ def _featurize_parser(sub) -> None:
         default=8192,
         help="refuse larger programs (default: 8192)",
     )
-    p.add_argument("--seed", type=int, default=0, help="sampling seed (default: 0)")
+    p.add_argument("--seed", type=seed_int, default=0, help="sampling seed (default: 0)")
     target_args(p)
     p.set_defaults(func=cmd_featurize)
 
@@ -114,7 +114,7 @@ def _embeddings_parser(sub) -> None:
         help=f"vector size (default: {DEFAULT_DIM})",
     )
     p.add_argument("--epoch", type=positive_int, default=20, help="FastText epochs (default: 20)")
-    p.add_argument("--seed", type=int, default=0, help="corpus sampling seed (default: 0)")
+    p.add_argument("--seed", type=seed_int, default=0, help="corpus sampling seed (default: 0)")
     p.add_argument(
         "--out",
         type=output_file,

@@ -9,7 +9,14 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from . import console
-from .common import UsageError, folder_name, output_file, positive_int, target_args
+from .common import (
+    UsageError,
+    folder_name,
+    input_folder,
+    output_file,
+    positive_int,
+    target_args,
+)
 from .data import network_names, wide_spread_args
 
 logger = logging.getLogger(__name__)
@@ -125,7 +132,12 @@ def _dataset_stats_parser(sub) -> None:
         help="counts and latency ranges of a dataset",
         description=cmd_dataset_stats.__doc__,
     )
-    p.add_argument("--data", default="data", help="dataset root, raw or packed (default: data)")
+    p.add_argument(
+        "--data",
+        type=input_folder,
+        default="data",
+        help="dataset root, raw or packed (default: data)",
+    )
     p.add_argument(
         "--card",
         type=output_file,

@@ -12,11 +12,13 @@ from .common import (
     UsageError,
     dataset_args,
     device,
+    input_file,
     non_negative,
     number_in,
     output_file,
     output_folder,
     positive_int,
+    seed_int,
 )
 
 #: TrainConfig's defaults (the shipped recipe): the options' defaults
@@ -179,6 +181,7 @@ def _train_parser(sub) -> None:
     )
     p.add_argument(
         "--records-of",
+        type=input_file,
         metavar="CHECKPOINT",
         default=None,
         help="train only on the records CHECKPOINT was trained on (the first lines of "
@@ -201,7 +204,7 @@ def _train_parser(sub) -> None:
     )
     p.add_argument(
         "--seed",
-        type=int,
+        type=seed_int,
         default=SHIPPED["seed"],
         help="split, initialization and shuffling seed (default: %(default)s)",
     )

@@ -10,7 +10,16 @@ from pathlib import Path
 from ..cost_models import COST_MODELS
 from ..measure.runner import SEARCH_POPULATION
 from . import console, signals
-from .common import UsageError, output_folder, positive_int, target_args, workload_name
+from .common import (
+    UsageError,
+    input_file,
+    input_folder,
+    output_folder,
+    positive_int,
+    seed_int,
+    target_args,
+    workload_name,
+)
 
 # -- demo ----------------------------------------------------------------------------------------
 #: the demo's work folders are temporary; its log stays where it was run
@@ -206,9 +215,9 @@ def _demo_parser(sub) -> None:
         default=["gnn", "xgb"],
         help="cost models to compare (default: gnn xgb)",
     )
-    p.add_argument("--checkpoint", default=None, help="GNN weights to start from")
+    p.add_argument("--checkpoint", type=input_file, default=None, help="GNN weights to start from")
     _population_option(p, DEMO_POPULATION)
-    p.add_argument("--seed", type=int, default=0, help="the first seed (default: 0)")
+    p.add_argument("--seed", type=seed_int, default=0, help="the first seed (default: 0)")
     target_args(p)
     console.log_option(p, DEMO_LOG)
     p.set_defaults(func=cmd_demo)
@@ -247,9 +256,10 @@ def _tune_parser(sub) -> None:
         help="candidates measured per search iteration (default: 32)",
     )
     _population_option(p)
-    p.add_argument("--checkpoint", default=None, help="GNN weights to start from")
+    p.add_argument("--checkpoint", type=input_file, default=None, help="GNN weights to start from")
     p.add_argument(
         "--data",
+        type=input_folder,
         default="data",
         help="dataset that --cost-model xgb-pretrained trains on (default: data)",
     )
@@ -282,7 +292,7 @@ def _tune_parser(sub) -> None:
         "as kernels run inside a network (default: MetaSchedule's warm timing, "
         "3 runs in a row on cached data); see docs/networks.md",
     )
-    p.add_argument("--seed", type=int, default=0, help="search and model seed (default: 0)")
+    p.add_argument("--seed", type=seed_int, default=0, help="search and model seed (default: 0)")
     target_args(p)
     console.log_option(p, "WORK_DIR/tvm-gnn.log")
     p.set_defaults(func=cmd_tune)
