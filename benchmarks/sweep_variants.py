@@ -53,6 +53,8 @@ VARIANTS = {
     "lambdarank-relational-compare-no-topk": _v({**REL_CMP, "topk": False}),
     # issue 28's direction 4a: XGBModel's per-store features as a second training target
     "lambdarank-relational-aux": _v(REL, {"aux_weight": 0.5}),
+    # issue 72's upper bound: the shipped recipe with TVM's per-store feature rows in its head
+    "lambdarank-relational-compare-store": _v(REL_CMP, {"store_inputs": True}),
     "lambdarank-epochs-100": _v(train={"epochs": 100}),
     # pair targets softened by the measurement noise benchmarks/noise_ceiling.py estimates
     "lambdarank-label-noise": _v(train={"label_noise": 0.17}),

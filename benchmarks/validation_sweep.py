@@ -188,7 +188,7 @@ def warm_cache(args) -> None:
     recipes = [recipe(v, 0, args.device) for v in args.variants]
     for featurizer in {r.featurizer for r in recipes}:
         data.load_graphs(args.data, featurizer, args.cache_dir, True, hardware, nets, snapshot)
-    if any(r.train.aux_weight > 0 for r in recipes):
+    if any(r.train.aux_weight > 0 or r.train.store_inputs for r in recipes):
         data.load_store_features(args.data, args.cache_dir, True, hardware, nets, snapshot)
 
 

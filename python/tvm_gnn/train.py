@@ -81,9 +81,13 @@ def train_on_dataset(
     train_idx, val_idx = dataset.split(samples, "workload", None, config.seed, val_fraction)
     labelled = label_graphs(graphs, [s.shash for s in samples])
     gnn_overrides = dict(gnn_overrides or {})
-    if config.aux_weight > 0:
+    if config.aux_weight > 0 or config.store_inputs:
         aux = dataset.load_store_features(root, cache_dir, progress, hardware, nets, snapshot)
-        gnn_overrides["aux_dim"] = _attach_aux(labelled, _aux_rows(aux, samples, train_idx))
+        rows = _aux_rows(aux, samples, train_idx)
+        if config.aux_weight > 0:
+            gnn_overrides["aux_dim"] = _attach_aux(labelled, rows)
+        if config.store_inputs:  # a program without a row reads the training mean: zeros
+            gnn_overrides["store_dim"] = _attach_aux(labelled, np.nan_to_num(rows), "store")
     train = [labelled[i] for i in train_idx]
     val = [labelled[i] for i in val_idx]
     torch.manual_seed(config.seed)
@@ -166,10 +170,11 @@ def _snapshot(root, hardware: str, nets: list[str], snapshot, held_out) -> dict[
     return snapshot
 
 
-def _attach_aux(graphs, rows: np.ndarray) -> int:
-    """Give each graph its auxiliary target row ``aux`` ``[1, A]``; return ``A``."""
+def _attach_aux(graphs, rows: np.ndarray, name: str = "aux") -> int:
+    """Give each graph its row of ``rows`` as ``name`` ``[1, A]`` (``aux``: the auxiliary
+    target; ``store``: the head's per-store feature input); return ``A``."""
     for g, row in zip(graphs, rows):
-        g.aux = torch.from_numpy(row).view(1, -1)
+        setattr(g, name, torch.from_numpy(np.ascontiguousarray(row)).view(1, -1))
     return rows.shape[1]
 
 

@@ -154,3 +154,17 @@ def test_an_outage_mid_run_records_nothing_and_stops_the_run(
             tasks=[_tiny_task()], progress=False, hardware="hw", builder=kept_builder,
         )  # fmt: skip
     assert not dbfile.read_records(tmp_path / "hw" / "n").records
+
+
+def test_a_folder_that_takes_no_files_is_one_line_not_a_traceback(tmp_path, capsys):
+    folder = tmp_path / "raw" / "hw" / "tiny_cnn"
+    folder.mkdir(parents=True)
+    if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode:
+        pytest.skip("chattr +i is not available here")
+    try:
+        code = main(["collect", "--network", "tiny_cnn", "--out", str(tmp_path / "raw"),
+                     "--hardware", "hw", "--max-tasks", "1"])  # fmt: skip
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert code == 2 and len(err) == 1 and f"cannot write into {folder}" in err[0], err

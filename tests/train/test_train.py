@@ -164,3 +164,24 @@ def test_train_on_dataset_with_only_the_data_trains_the_shipped_recipe(small_dat
     recorded = info["train_config"]
     assert {k: run.info["train_config"][k] for k in recorded} == recorded
     assert run.info["train_networks"] == ["resnet50"]  # resnet18 is one of the held-out three
+
+
+def test_store_inputs_feed_tvms_per_store_rows_to_the_head_offline_only(small_dataset, tmp_path):
+    """The upper bound of issue 72's item 1: the head reads each program's per-store feature row
+    beside its readout; GNNModel refuses such a checkpoint (it scores from graphs alone)."""
+    from tvm_gnn.cost_models.gnn import GNNModel
+    from tvm_gnn.errors import CheckpointError
+    from tvm_gnn.nn.config import TrainConfig
+    from tvm_gnn.train import train_to_checkpoint
+
+    out = tmp_path / "store.pt"
+    config = TrainConfig(epochs=2, seed=3, store_inputs=True)
+    info = train_to_checkpoint(
+        out, small_dataset, config=config, held_out=["resnet18"], cache_dir=small_dataset / "cache"
+    )
+    model, _, _ = checkpoint.load(out)
+    assert model.config.store_dim > 0 and info["train_config"]["store_inputs"]
+    assert model.store_proj[0].in_features == model.config.store_dim
+    assert model.head[0].in_features == 2 * 3 * model.config.hidden  # compared, readout + rows
+    with pytest.raises(CheckpointError, match="per-store features"):
+        GNNModel(checkpoint=str(out))

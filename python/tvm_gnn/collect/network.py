@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -162,7 +163,7 @@ def collect_network(
 def check_raw(folder: Path) -> None:
     """:class:`~tvm_gnn.errors.DataError` unless collection may write into ``folder``: not a
     packed folder (raw files beside the ``.gz`` ones would hide them from every reader) and not
-    one an ``unpack`` was cut in."""
+    one an ``unpack`` was cut in, and one it can make files in."""
     packed = [f + ".gz" for f in DB_FILES if (folder / (f + ".gz")).exists()]
     if packed:
         root = folder.parent.parent
@@ -172,6 +173,14 @@ def check_raw(folder: Path) -> None:
             f"--raw data_raw`, then collect with --out data_raw"
         )
     check_whole(folder)
+    try:  # as root, only the folder itself knows (an immutable or read-only one)
+        folder.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError as err:
+        raise DataError(
+            f"cannot write into {folder} ({err.strerror or err}); make it writable or collect "
+            "into another --out"
+        ) from None
 
 
 def _collect_held(network, folder, target, cfg, measure, runner, rpc_key, tasks, progress, builder):

@@ -66,6 +66,7 @@ ONLINE_TRAIN = TrainConfig(
     loss="ranknet",
     label_noise=0.0,
     aux_weight=0.0,  # the tuning run's candidates carry no per-store feature rows
+    store_inputs=False,  # nor does the model read them (an offline upper bound only)
     exact=False,  # the relational layers' faster summation order: nothing to repeat bit for bit
     patience=8,  # = epochs: without validation data early stopping never fires
     max_seconds=20.0,  # the update's wall-clock bound per call
@@ -190,6 +191,11 @@ class GNNModel(PyCostModel):
         corrupt.
         """
         self.model, self.featurizer, extra = checkpoint.load(path)
+        if self.model.config.store_dim:
+            raise CheckpointError(
+                f"{path}: its head reads TVM's per-store features (an offline upper bound, "
+                "docs/validation.md); GNNModel scores candidates from their graphs alone"
+            )
         self.trained = bool(extra.get("trained", True))
         self.data = {}
         online = extra.get("online_data", {})

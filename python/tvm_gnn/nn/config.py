@@ -34,6 +34,7 @@ BEFORE_FIELD = {
     "residual": False,
     "compare": False,
     "aux_dim": 0,
+    "store_dim": 0,
 }
 
 
@@ -80,6 +81,10 @@ class GNNConfig:
     # > 0: an auxiliary head predicts this many per-program targets from the readout (TVM's
     # per-store features, tvm_gnn.dataset.store_features), in training only; never run to score
     aux_dim: int = 0
+    # > 0: the head also reads a row of this many of TVM's per-store feature summaries per
+    # program (what XGBModel ranks with; TVM lowers each program for them, ~100/s): the upper
+    # bound of docs/validation.md, offline only (GNNModel does not score with it)
+    store_dim: int = 0
 
     def __post_init__(self):
         _check_choice("embedding", self.embedding, EMBEDDINGS)
@@ -87,8 +92,10 @@ class GNNConfig:
         _check_choice("topk_at", self.topk_at, TOPK_AT)
         if not 0.0 < self.pool_ratio <= 1.0:
             raise ValueError(f"pool_ratio must be in (0, 1], got {self.pool_ratio}")
-        if self.aux_dim < 0:
-            raise ValueError(f"aux_dim must be at least 0, got {self.aux_dim}")
+        if self.aux_dim < 0 or self.store_dim < 0:
+            raise ValueError(
+                f"aux_dim and store_dim must be at least 0, got {self.aux_dim}, {self.store_dim}"
+            )
         if self.num_layers < 1:
             raise ValueError(f"num_layers must be at least 1, got {self.num_layers}")
         if not 0 < self.num_features <= NUM_FEATURES:
@@ -129,6 +136,9 @@ class TrainConfig:
     # weight of the auxiliary regression (the model's aux_head on the graphs' ``aux`` rows, mean
     # squared error over their finite entries); 0: no auxiliary target
     aux_weight: float = 0.0
+    # feed each program's TVM per-store feature row to the head (GNNConfig.store_dim, set from
+    # the data): the offline upper bound of what those features add
+    store_inputs: bool = False
     # relational layers in PyG RGCNConv's own arithmetic, as the shipped weights were trained
     # (a seed repeats them bit for bit); False: RelationalConv's faster summation order
     exact: bool = True

@@ -75,13 +75,18 @@ class GNN(nn.Module):
         self.pools = nn.ModuleList(
             TopKPooling(c.hidden, ratio=c.pool_ratio) for _ in self.pool_after
         )
+        # the per-store feature row, projected to the layers' width beside the readout
+        self.store_proj = (
+            nn.Sequential(nn.Linear(c.store_dim, c.hidden), nn.ReLU()) if c.store_dim else None
+        )
+        width = (3 if c.store_dim else 2) * c.hidden  # of a readout_batch row
         self.head = nn.Sequential(
-            nn.Linear((4 if c.compare else 2) * c.hidden, c.head_hidden),
+            nn.Linear((2 if c.compare else 1) * width, c.head_hidden),
             nn.ReLU(),
             nn.Dropout(c.dropout),
             nn.Linear(c.head_hidden, 1),
         )
-        self.aux_head = nn.Linear(2 * c.hidden, c.aux_dim) if c.aux_dim else None
+        self.aux_head = nn.Linear(width, c.aux_dim) if c.aux_dim else None
 
     def forward(self, x, node_type, edge_index, batch, num_graphs: int, edge_type=None, group=None):
         """Scores ``[B]``. ``edge_type`` is read by ``conv="relational"``; ``group`` (``[B]``
@@ -130,11 +135,17 @@ class GNN(nn.Module):
         return self.head(readout).squeeze(-1)  # [B]
 
     def readout_batch(self, data):
-        """:meth:`readout` of a ``torch_geometric.data.Batch``."""
+        """:meth:`readout` of a ``torch_geometric.data.Batch``; with ``store_dim``, its graphs'
+        per-store feature rows (``store`` ``[B, S]``) projected beside it (``[B, 3H]``)."""
         edge_type = getattr(data, "edge_type", None)
-        return self.readout(
+        readout = self.readout(
             data.x, data.node_type, data.edge_index, data.batch, data.num_graphs, edge_type
         )
+        if self.store_proj is None:
+            return readout
+        if getattr(data, "store", None) is None:
+            raise ValueError("this GNN's head reads per-store features: the graphs carry none")
+        return torch.cat([readout, self.store_proj(data.store)], dim=-1)
 
     def forward_batch(self, data):
         """Forward on a ``torch_geometric.data.Batch`` (its ``group``, if any, is the sets)."""
