@@ -79,13 +79,14 @@ CLASSES = [
         f"tvm-gnn collect {TINY} --out R --trials-per-task 16 & "
         "until ls R/*/tiny_cnn/tvm-gnn.lock >/dev/null 2>&1; do sleep 0.2; done; "
         f"tvm-gnn collect {TINY} --out R --trials-per-task 16; r=$?; wait; exit $r"),
-    Row("1. the first of them, with `--max-tasks 1` of tiny_cnn's tasks",
+    Row("1. `tvm-gnn collect --network tiny_cnn --max-tasks 1`: what its folder records",
         f"tvm-gnn collect {TINY} --out R --trials-per-task 4 2>/dev/null; r=$?; "
         "python -c \"import json, glob; f, = glob.glob('R/*/tiny_cnn'); "
         "print(len(json.load(open(f + '/tasks.json'))), 'tasks in tasks.json,', "
         "sum(1 for _ in open(f + '/database_tuning_record.json')), 'records')\" >&2; exit $r"),
-    Row("1. `tvm-gnn unpack` killed (`kill -9`) after 4 s, then run again",
-        "tvm-gnn unpack --data data --raw U >/dev/null 2>&1 & p=$!; sleep 4; kill -9 $p; "
+    Row("1. `tvm-gnn unpack` killed (`kill -9`) in a folder, then run again",
+        "tvm-gnn unpack --data data --raw U >/dev/null 2>&1 & p=$!; "
+        "until ls U/*/*/.tvm-gnn-unfinished >/dev/null 2>&1; do :; done; kill -9 $p; "
         "wait $p 2>/dev/null; c=$(ls U/*/*/.tvm-gnn-unfinished 2>/dev/null | wc -l); "
         "tvm-gnn unpack --data data --raw U >/dev/null; r=$?; "
         "echo \"$c folder(s) marked cut; done again whole: $(ls U/*/*/.tvm-gnn-unfinished "

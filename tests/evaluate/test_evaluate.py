@@ -107,7 +107,7 @@ def test_eval_of_gnn_rows_alone_needs_only_the_held_out_networks(
     out = tmp_path / "r.json"
     gnn = ["--models", "gnn", "--gnn", str(trained["gnn"]), "--json", str(out)]
     assert main(["eval", "--data", str(only), "--held-out", "resnet18", "-q", *gnn]) == 0
-    assert "lacks the GNN's training networks ['resnet50']" in caplog.text
+    assert "lacks 1 of the GNN's training networks (resnet50)" in caplog.text
     assert json.loads(out.read_text())["models"]["gnn"]["all"]["resnet18"]["pairwise"] > 0
 
 

@@ -68,6 +68,13 @@ def _console_flags(parser, default) -> None:
 
 
 def main(argv=None) -> int:
+    # the run's own temporary folder from the start: building the parser imports torch, which
+    # makes its compiler's cache folder in the temp folder
+    with signals.run_folder():
+        return _main(argv)
+
+
+def _main(argv) -> int:
     import warnings
 
     # torch_geometric triggers torch's own deprecation notice on import; it is not the user's.
@@ -81,8 +88,7 @@ def main(argv=None) -> int:
     if argv is None:  # the program's own process (not a caller's, e.g. a test's): own the signals
         signals.install(args.command)
     try:
-        with signals.run_folder(args.command):
-            code = args.func(args)
+        code = args.func(args)
         sys.stdout.flush()  # a reader gone away shows here, not in Python's exit
         return code
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as a shell tool does

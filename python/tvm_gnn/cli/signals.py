@@ -65,7 +65,7 @@ def on_interrupt_say(text: str) -> None:
 
 
 @contextlib.contextmanager
-def run_folder(command: str):
+def run_folder():
     """The run's own temporary folder, where everything temporary of the process goes.
 
     ``tempfile`` and ``TMPDIR`` point into it for the block, so the files of this process and of
@@ -73,7 +73,7 @@ def run_folder(command: str):
     modules) land there; the block's end, an exception or a signal (:func:`_stop`) removes it
     whole, so nothing is left in the system's temp folder.
     """
-    path = Path(tempfile.mkdtemp(prefix=f"tvm-gnn-{command}-"))
+    path = Path(tempfile.mkdtemp(prefix="tvm-gnn-run-"))
     saved = tempfile.tempdir, os.environ.get("TMPDIR")
     _FOLDERS.append(path)
     tempfile.tempdir, os.environ["TMPDIR"] = str(path), str(path)

@@ -100,12 +100,14 @@ def training_records(
         train_nets = dataset.training_networks(root, hardware, set(held_out) | set(HELD_OUT))
     missing = [n for n in train_nets if not (Path(root) / hardware / n).is_dir()]
     if missing and not baselines:
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
         logger.warning(
-            "%s/%s lacks the GNN's training networks %s: workloads the GNN saw there count as "
-            "unshared in the tables",
+            "%s/%s lacks %d of the GNN's training networks (%s): workloads the GNN saw only "
+            "there count as unshared in the tables",
             root,
             hardware,
-            missing,
+            len(missing),
+            ", ".join(missing[:3]) + more,
         )
         return [n for n in train_nets if n not in missing], snapshot
     if missing:

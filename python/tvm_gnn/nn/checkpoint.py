@@ -9,6 +9,7 @@ config, the node-type vocabulary it was trained with, the ``state_dict``, and op
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import torch
@@ -123,6 +124,10 @@ def _first_line(err: Exception) -> str:
     if not shapes and not keys:
         return lines[0] if lines else type(err).__name__
     first = (shapes or keys)[0].rstrip(".")
+    sizes = re.findall(r"torch\.Size\((\[[^\]]*\])\)", first)
+    if shapes and len(sizes) == 2:  # "size mismatch for NAME: copying ... Size([a]) ..."
+        name = first[len("size mismatch for ") :].split(":")[0]
+        first = f"{name} is {sizes[0]} in the file, {sizes[1]} in that architecture"
     return (
         f"its weights do not fit the architecture its config describes ({len(shapes)} tensors "
         f"of other shapes, {len(keys)} key lists that differ; {first}): it was written by "
