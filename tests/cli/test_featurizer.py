@@ -1,11 +1,20 @@
-"""`tvm-gnn featurize`: a run that featurized nothing says so and fails."""
+"""`tvm-gnn featurize`: a run that featurized nothing says so and fails, leaving no temp folder."""
 
 from tvm_gnn.cli import main
 
 
 def test_featurize_fails_with_one_line_when_every_candidate_failed(capsys):
+    import os
+    import tempfile
+    from pathlib import Path
+
+    tmp, env = tempfile.gettempdir(), os.environ.get("TMPDIR")
+    before = set(Path(tmp).glob("tvm-gnn-run-*"))
     argv = ["featurize", "--workload", "matmul_128", "--candidates", "2", "--max-nodes", "1"]
     code = main(argv)
+    # the run's own temporary folder is gone and the caller's temp folder is its again
+    assert tempfile.gettempdir() == tmp and os.environ.get("TMPDIR") == env
+    assert set(Path(tmp).glob("tvm-gnn-run-*")) == before
     captured = capsys.readouterr()
     lines = captured.err.strip().splitlines()
     assert code == 1 and captured.out == ""
