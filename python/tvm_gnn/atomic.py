@@ -53,6 +53,17 @@ def atomic_open(path, mode: str = "w", encoding: str | None = None):
         _IN_FLIGHT.discard(tmp)
 
 
+def refuses_files(folder) -> OSError | None:
+    """Why ``folder`` (an existing folder) takes no new file, or None if it does. It asks the
+    folder itself by making one: as root, permission bits say yes to ``/proc``, read-only mounts
+    and ``chattr +i`` folders."""
+    try:
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError as err:
+        return err
+    return None
+
+
 def discard_in_flight() -> None:
     """Remove the temporary files of writes still under way (a process stopping on a signal,
     which exits without unwinding): the files they would have replaced stay as they were."""

@@ -7,8 +7,9 @@ import argparse
 import math
 import os
 import re
-import tempfile
 from pathlib import Path
+
+from .. import atomic
 
 
 class UsageError(Exception):
@@ -57,10 +58,16 @@ seed_int.__name__ = "seed_int"
 
 
 def host_port(text: str) -> str:
-    """An argparse type: ``HOST:PORT`` with a port from 1 to 65535."""
-    host, _, port = text.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise argparse.ArgumentTypeError(f"expected HOST:PORT with a port in 1-65535, got {text!r}")
+    """An argparse type: ``HOST:PORT`` with a port from 1 to 65535 (the runner's own check,
+    :func:`tvm_gnn.measure.runner.tracker_address`, made at parse time)."""
+    from ..measure.runner import tracker_address
+
+    try:
+        tracker_address(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected HOST:PORT with a port in 1-65535, got {text!r}"
+        ) from None
     return text
 
 
@@ -196,9 +203,7 @@ def _writable_folder(folder: Path) -> str | None:
         probe = probe.parent
     if not probe.is_dir():
         return f"{probe} is a file, not a folder"
-    try:  # as root, permission bits say yes to /proc and read-only mounts: ask the folder itself
-        tempfile.TemporaryFile(dir=probe).close()
-    except OSError:
+    if atomic.refuses_files(probe):
         return f"{probe} takes no new files (read-only, or a special filesystem such as /proc)"
     return None
 

@@ -133,14 +133,15 @@ def cmd_collect(args) -> int:
 
 def check_raw_root(root) -> None:
     """:class:`UsageError` if ``root`` holds a packed folder: ``collect`` writes raw files only,
-    and beside ``.gz`` files they would hide what is packed (:func:`collect.check_raw`)."""
-    from ..collect import check_raw
+    and beside ``.gz`` files they would hide what is packed (:func:`collect.refuse_packed`; the
+    folders it collects into get the whole :func:`collect.check_raw`)."""
+    from ..collect import refuse_packed
     from ..dataset import network_folders
     from ..errors import DataError
 
     for _, _, folder in network_folders(root) if Path(root).is_dir() else []:
         try:
-            check_raw(folder)
+            refuse_packed(folder)
         except DataError as err:
             raise UsageError(str(err)) from None
 

@@ -36,7 +36,7 @@ even when ``max_tasks`` measures fewer.
 """
 
 from .config import CollectConfig, provenance
-from .network import check_raw, collect_network, network_tasks, task_manifest
+from .network import check_raw, collect_network, network_tasks, refuse_packed, task_manifest
 from .task import EVOLUTION_ROUNDS, EXHAUST_DRAWS, collect_task, unrecorded_draws
 
 __all__ = [
@@ -48,6 +48,7 @@ __all__ = [
     "collect_task",
     "network_tasks",
     "provenance",
+    "refuse_packed",
     "task_manifest",
     "unrecorded_draws",
 ]

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -160,10 +159,9 @@ def collect_network(
         )
 
 
-def check_raw(folder: Path) -> None:
-    """:class:`~tvm_gnn.errors.DataError` unless collection may write into ``folder``: not a
-    packed folder (raw files beside the ``.gz`` ones would hide them from every reader) and not
-    one an ``unpack`` was cut in, and one it can make files in."""
+def refuse_packed(folder: Path) -> None:
+    """:class:`~tvm_gnn.errors.DataError` if ``folder`` is a packed folder: raw files beside its
+    ``.gz`` ones would hide them from every reader."""
     packed = [f + ".gz" for f in DB_FILES if (folder / (f + ".gz")).exists()]
     if packed:
         root = folder.parent.parent
@@ -172,15 +170,25 @@ def check_raw(folder: Path) -> None:
             f"JSON, which would hide them. Unpack it first: `tvm-gnn unpack --data {root} "
             f"--raw data_raw`, then collect with --out data_raw"
         )
+
+
+def check_raw(folder: Path) -> None:
+    """:class:`~tvm_gnn.errors.DataError` unless collection may write into ``folder``: not a
+    packed folder (:func:`refuse_packed`), not one an ``unpack`` was cut in, and one it can make
+    files in (created if missing)."""
+    refuse_packed(folder)
     check_whole(folder)
-    try:  # as root, only the folder itself knows (an immutable or read-only one)
+    try:
         folder.mkdir(parents=True, exist_ok=True)
-        tempfile.TemporaryFile(dir=folder).close()
     except OSError as err:
+        why = err
+    else:
+        why = atomic.refuses_files(folder)
+    if why is not None:
         raise DataError(
-            f"cannot write into {folder} ({err.strerror or err}); make it writable or collect "
+            f"cannot write into {folder} ({why.strerror or why}); make it writable or collect "
             "into another --out"
-        ) from None
+        )
 
 
 def _collect_held(network, folder, target, cfg, measure, runner, rpc_key, tasks, progress, builder):

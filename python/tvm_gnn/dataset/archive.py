@@ -107,8 +107,9 @@ def _pack_folder(folder: Path, dest: Path) -> list[str]:
     for f in META_FILES:
         if (folder / f).exists() and not _same_bytes(folder / f, dest / f):
             if f == "tasks.json" and (dest / f).exists():  # a record of the network's tasks
-                tasks = grown_manifest(read_tasks(dest), read_tasks(folder))
-                if tasks != read_tasks(folder):  # the raw one lost some: keep them
+                raw = read_tasks(folder)
+                tasks = grown_manifest(read_tasks(dest), raw)
+                if tasks != raw:  # the raw one lost some: keep them
                     atomic.write_json(dest / f, tasks)
                     continue
             atomic.write_bytes(dest / f, (folder / f).read_bytes())

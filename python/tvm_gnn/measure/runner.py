@@ -56,23 +56,27 @@ def make_runner(
         return ms.runner.LocalRunner(
             timeout_sec=measure.run_timeout_sec, evaluator_config=evaluator
         )
-    host, _, port = rpc_tracker.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError(
-            f"--rpc-tracker must be HOST:PORT with a port in 1-65535, got {rpc_tracker!r}"
-        )
+    host, port = tracker_address(rpc_tracker)
     if not rpc_key:
         raise ValueError("--rpc-tracker needs --rpc-key")
-    check_tracker(host, int(port), rpc_key)
+    check_tracker(host, port, rpc_key)
     config = ms.runner.RPCConfig(
         tracker_host=host,
-        tracker_port=int(port),
+        tracker_port=port,
         tracker_key=rpc_key,
         session_timeout_sec=int(measure.run_timeout_sec * 4),
     )
     return ms.runner.RPCRunner(
         rpc_config=config, evaluator_config=evaluator, max_workers=rpc_workers
     )
+
+
+def tracker_address(text: str) -> tuple[str, int]:
+    """``(host, port)`` of ``HOST:PORT``; ``ValueError`` unless the port is in 1-65535."""
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"--rpc-tracker must be HOST:PORT with a port in 1-65535, got {text!r}")
+    return host, int(port)
 
 
 #: How long :func:`check_tracker` waits for a device to register under the key.
