@@ -85,20 +85,19 @@ def kept_builder():
     builder.close()
 
 
+def collect_tasks(network, root, target, cfg, builder, tasks, **kwargs) -> dict:
+    """``collect_network`` of ``tasks`` as the tests run it: fast timing, no progress bars."""
+    return collect_network(
+        network, root, target, cfg, FAST_MEASURE, tasks=tasks, progress=False, builder=builder,
+        **kwargs,
+    )  # fmt: skip
+
+
 @pytest.fixture(scope="session")
 def small_db(tmp_path_factory, llvm_target, kept_builder):
     root = tmp_path_factory.mktemp("collect")
     cfg = CollectConfig(trials_per_task=6, uniform_fraction=0.5, batch_size=3, population=64)
-    summary = collect_network(
-        "unit",
-        root,
-        llvm_target,
-        cfg,
-        FAST_MEASURE,
-        tasks=[_tiny_task()],
-        progress=False,
-        builder=kept_builder,
-    )
+    summary = collect_tasks("unit", root, llvm_target, cfg, kept_builder, [_tiny_task()])
     assert summary["records"] == 6 and summary["failed"] == 0
     return _db_folder(root, "unit")
 

@@ -16,7 +16,7 @@ from tvm_gnn.collect import CollectConfig, collect_network
 from tvm_gnn.dataset import dbfile, read_exhausted
 from tvm_gnn.measure.runner import make_runner
 
-from ..conftest import FAST_MEASURE, _db_folder, _tiny_task
+from ..conftest import FAST_MEASURE, _db_folder, _tiny_task, collect_tasks
 
 
 def test_records_are_a_loadable_metaschedule_database(small_db):
@@ -39,16 +39,8 @@ def test_records_are_a_loadable_metaschedule_database(small_db):
 def test_rerun_with_same_arguments_measures_nothing_new(small_db, llvm_target, kept_builder):
     before = (small_db / dbfile.RECORD_FILE).read_text()
     cfg = CollectConfig(trials_per_task=6, uniform_fraction=0.5, batch_size=3, population=64)
-    summary = collect_network(
-        "unit",
-        small_db.parent.parent,
-        llvm_target,
-        cfg,
-        FAST_MEASURE,
-        tasks=[_tiny_task()],
-        progress=False,
-        builder=kept_builder,
-    )
+    root = small_db.parent.parent
+    summary = collect_tasks("unit", root, llvm_target, cfg, kept_builder, [_tiny_task()])
     assert summary["measured"] == 0
     assert (small_db / dbfile.RECORD_FILE).read_text() == before
     runs = [json.loads(ln) for ln in (small_db / "provenance.jsonl").read_text().splitlines()]
@@ -255,16 +247,7 @@ def test_a_short_small_space_is_measured_whole_and_marked_exhausted(
     monkeypatch.setattr(task, "EVOLUTION_ROUNDS", 0)  # as if the search found nothing new
     name, mod, _ = _pool_task()
     cfg = CollectConfig(trials_per_task=64, batch_size=16)
-    got = collect_network(
-        "p",
-        tmp_path,
-        llvm_target,
-        cfg,
-        FAST_MEASURE,
-        tasks=[(name, mod, 1)],
-        progress=False,
-        builder=kept_builder,
-    )
+    got = collect_tasks("p", tmp_path, llvm_target, cfg, kept_builder, [(name, mod, 1)])
     folder = _db_folder(tmp_path, "p")
     shash = str(tvm_ffi.structural_hash(mod))
     assert 1 < got["records"] < 64 and shash in read_exhausted(folder)
@@ -291,16 +274,7 @@ def test_uniform_draws_only_run_no_search_and_still_mark_a_small_space_exhausted
     monkeypatch.setattr(task, "_search", no_search)
     name, mod, _ = _pool_task()
     cfg = CollectConfig(trials_per_task=64, uniform_fraction=1.0, batch_size=16)
-    got = collect_network(
-        "p",
-        tmp_path,
-        llvm_target,
-        cfg,
-        FAST_MEASURE,
-        tasks=[(name, mod, 1)],
-        progress=False,
-        builder=kept_builder,
-    )
+    got = collect_tasks("p", tmp_path, llvm_target, cfg, kept_builder, [(name, mod, 1)])
     assert 1 < got["records"] < 64 and got["failed"] == 0
     assert len(read_exhausted(_db_folder(tmp_path, "p"))) == 1
 

@@ -18,7 +18,7 @@ from tvm_gnn.dataset.layout import grown_manifest, read_tasks
 from tvm_gnn.errors import DataError
 from tvm_gnn.lock import LOCK_FILE, FolderBusyError, one_writer
 
-from ..conftest import FAST_MEASURE, _tiny_task
+from ..conftest import FAST_MEASURE, _tiny_task, collect_tasks
 from .test_collect import _collect_cmd, _pool_task
 
 ONE = CollectConfig(trials_per_task=1, uniform_fraction=1.0, batch_size=1, max_tasks=1)
@@ -64,10 +64,8 @@ def test_max_tasks_limits_what_is_measured_not_what_tasks_json_records(
     folder = tmp_path / "hw" / "n"
     folder.mkdir(parents=True)
     (folder / "tasks.json").write_text(json.dumps([{"name": "old", "shash": "1", "weight": 1}]))
-    summary = collect_network(
-        "n", tmp_path, llvm_target, ONE, FAST_MEASURE, tasks=[_tiny_task(), _pool_task()],
-        progress=False, hardware="hw", builder=kept_builder,
-    )  # fmt: skip
+    tasks = [_tiny_task(), _pool_task()]
+    summary = collect_tasks("n", tmp_path, llvm_target, ONE, kept_builder, tasks, hardware="hw")
     assert summary["tasks"] == 1 and summary["measured"] == 1
     assert [t["name"] for t in read_tasks(folder)] == ["old", "matmul32", "max_pool"]
     assert len(dbfile.read_workload_hashes(folder)) == 1  # only the first task was measured
@@ -149,10 +147,8 @@ def test_an_outage_mid_run_records_nothing_and_stops_the_run(
 
     cfg = CollectConfig(trials_per_task=2, uniform_fraction=uniform, batch_size=2, population=16)
     with pytest.raises(MeasureServiceError, match="stopped answering.*Failed to connect"):
-        collect_network(
-            "n", tmp_path, llvm_target, cfg, FAST_MEASURE, runner=_gone_runner(),
-            tasks=[_tiny_task()], progress=False, hardware="hw", builder=kept_builder,
-        )  # fmt: skip
+        collect_tasks("n", tmp_path, llvm_target, cfg, kept_builder, [_tiny_task()],
+                      runner=_gone_runner(), hardware="hw")  # fmt: skip
     assert not dbfile.read_records(tmp_path / "hw" / "n").records
 
 
