@@ -17,14 +17,16 @@ VENV=.venv
 STAMP=$VENV/.tvm_gnn_setup
 
 setup_hash() {
-    cat pyproject.toml setup.py python/tvm_gnn/featurize/_walk.py build.sh | sha256sum | cut -d' ' -f1
+    cat pyproject.toml setup.py python/tvm_gnn/featurize/_walk.py python/tvm_gnn/featurize/_stores.py \
+        build.sh | sha256sum | cut -d' ' -f1
 }
 
 setup() {
     local want
     want=$(setup_hash)
     if [[ -f $STAMP && $(cat "$STAMP") == "$want" && -x $VENV/bin/python ]] \
-        && $VENV/bin/python -c "import tvm_gnn.featurize._walk" 2>/dev/null; then
+        && $VENV/bin/python -c "import tvm_gnn.featurize._walk, tvm_gnn.featurize._stores" \
+            2>/dev/null; then
         return 0
     fi
     if ! command -v "$PYTHON" >/dev/null; then
@@ -41,7 +43,8 @@ setup() {
     # standard network definitions) needs its matching torch; see docs/dataset.md.
     "${pip[@]}" "torch==2.14.1" "torchvision==0.29.1"
     "${pip[@]}" --no-build-isolation -e ".[test]"
-    "$VENV/bin/python" -c "import tvm_gnn.featurize._walk, tvm, torch_geometric, fasttext, xgboost" \
+    "$VENV/bin/python" -c \
+        "import tvm_gnn.featurize._walk, tvm_gnn.featurize._stores, tvm, torch_geometric, fasttext, xgboost" \
         || { echo "build.sh: setup finished but imports fail" >&2; exit 1; }
     echo "$want" >"$STAMP"
     echo "==> setup done"

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..atomic import atomic_open
+from ..featurize.stores import store_features, summarize
 from ..measure.hardware import usable_cores
 from .groups import _folder_target
 from .layout import folder_caches
@@ -28,18 +29,22 @@ logger = logging.getLogger(__name__)
 
 #: Bumped when what the cache holds changes.
 STORE_FEATURES_FORMAT = 1
+#: Bumped when the native rows (``tvm_gnn.featurize.stores``) change.
+NATIVE_FORMAT = 1
+#: where the rows come from: TVM's ``PerStoreFeature`` (after lowering) or tvm_gnn's own walk
+KINDS = ("tvm", "native")
 
 
-def summarize(per_store: np.ndarray) -> np.ndarray:
-    """``[stores, F]`` per-store features -> ``[2F + 1]``: mean, max, ``log2(1 + stores)``.
-    A program without stores gets zeros and a count of 0."""
-    per_store = np.asarray(per_store, dtype=np.float32)
-    if per_store.ndim != 2:
-        raise ValueError(f"per-store features must be [stores, F], got {per_store.shape}")
-    if len(per_store) == 0:
-        return np.zeros(2 * per_store.shape[1] + 1, dtype=np.float32)
-    count = np.float32(np.log2(1.0 + len(per_store)))
-    return np.concatenate([per_store.mean(0), per_store.max(0), [count]]).astype(np.float32)
+def _native_rows(folder: Path, max_line: int | None) -> dict[int, np.ndarray]:
+    """``{record line: summary row}`` of tvm_gnn's own per-store features (a program the walk
+    cannot read is logged and left out)."""
+    rows: dict[int, np.ndarray] = {}
+    for s, _, cand in distinct_programs(folder, max_line):
+        try:
+            rows[s.line] = summarize(store_features(cand.sch.mod))
+        except Exception as err:  # noqa: BLE001 - logged; the program keeps its ranking target
+            logger.warning("%s line %d: no native per-store features (%s)", folder, s.line, err)
+    return rows
 
 
 def _folder_rows(folder: Path, max_line: int | None) -> dict[int, np.ndarray]:
@@ -83,18 +88,24 @@ def load_store_features(
     hardware: str | None = None,
     networks=None,
     snapshot: dict | None = None,
+    kind: str = "tvm",
 ) -> dict[tuple[str, int], np.ndarray]:
     """``{(network, record line): row}`` for the distinct programs :func:`load_graphs` reads
     with the same arguments (its samples' ``network`` and ``line`` are the keys).
 
-    Cached per network folder under ``cache_dir/store-features-s<format>/``; rebuilt when the
-    database files' contents change.
+    ``kind``: ``"tvm"`` (TVM's ``PerStoreFeature``, about 100 programs a second) or
+    ``"native"`` (:mod:`tvm_gnn.featurize.stores`; replaying each record's trace is most of its
+    cost). Cached per network folder under ``cache_dir/store-features-s<format>/`` (or
+    ``native-stores-n<format>/``); rebuilt when the database files' contents change.
     """
+    if kind not in KINDS:
+        raise ValueError(f"unknown per-store feature kind {kind!r}; choose one of {KINDS}")
+    native = kind == "native"
     out: dict[tuple[str, int], np.ndarray] = {}
     for net, folder, max_line, cache in folder_caches(
         root,
         cache_dir,
-        f"store-features-s{STORE_FEATURES_FORMAT}",
+        f"native-stores-n{NATIVE_FORMAT}" if native else f"store-features-s{STORE_FEATURES_FORMAT}",
         ".npz",
         hardware=hardware,
         networks=networks,
@@ -103,7 +114,7 @@ def load_store_features(
     ):
         rows = _read(cache) if cache.exists() else None
         if rows is None:
-            rows = _folder_rows(folder, max_line)
+            rows = (_native_rows if native else _folder_rows)(folder, max_line)
             lines = np.array(sorted(rows), dtype=np.int64)
             with atomic_open(cache, "wb") as f:
                 np.savez(f, lines=lines, rows=np.stack([rows[i] for i in lines]) if rows else [])

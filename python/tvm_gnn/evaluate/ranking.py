@@ -49,7 +49,7 @@ logger = logging.getLogger(__name__)
 
 
 #: Models ``evaluate`` knows, in table order.
-MODELS = ("gnn", "gnn-learned-emb", "gnn-no-topk", "xgb", "mlp", "random")
+MODELS = ("gnn", "gnn-learned-emb", "gnn-no-topk", "xgb", "xgb-native", "mlp", "random")
 
 
 #: The row ``evaluate`` adds when it scores both the GNN and XGBModel.
@@ -61,6 +61,8 @@ DESCRIPTIONS = {
     "gnn-learned-emb": "GNN, learned node-type embedding instead of FastText",
     "gnn-no-topk": "GNN without TopK pooling",
     "xgb": "TVM XGBModel (per-store features), trained through update()",
+    "xgb-native": "XGBoost with XGBModel's settings on tvm_gnn's native per-store features "
+    "(StoreXGBModel)",
     "mlp": "TVM MLPModel (per-store features, segment-sum MLP), offline train_full()",
     "random": "TVM RandomModel",
     ENSEMBLE: "the GNN's and XGBModel's standardized scores averaged within each workload, "
@@ -134,7 +136,7 @@ def evaluate(
     hardware = dataset.resolve_hardware(root, hardware)
     seeds = list(seeds) or [0]
     infos = checkpoint_infos(checkpoints, models, held_out)
-    needs_train = any(m in ("xgb", "mlp") for m in models)
+    needs_train = any(m in ("xgb", "xgb-native", "mlp") for m in models)
     train_nets, snapshot = training_records(
         root, hardware, infos, checkpoints, held_out, baselines=needs_train
     )
@@ -279,6 +281,10 @@ def _baseline(name: str, train: list[Group], seed: int, progress: bool):
     """TVM's cost model ``name``, trained on ``train`` where it learns."""
     if name == "xgb":
         return train_xgb(train, seed, progress)
+    if name == "xgb-native":
+        from ..cost_models.store_xgb import StoreXGBModel
+
+        return StoreXGBModel(seed=seed).fit_groups(train)
     if name == "mlp":
         return train_mlp(train, seed, progress)
     if name == "random":
