@@ -275,8 +275,10 @@ def _count_tree(t, counts, times):
     _count_tree(t[2], counts, times)
 
 
-def _value(e, st, counts, accesses):
-    """Count the arithmetic of a stored value (once per execution) and collect its loads."""
+def _value(e, st, counts, accesses, loads):
+    """Count the arithmetic of a stored value (once per execution) and collect its loads: by
+    buffer in ``accesses``, and as ``(buffer, indices)`` in ``loads``, whose arithmetic is counted
+    once the buffers are placed (:func:`_store_row`)."""
     name = type(e).__name__
     if name == "BufferLoad":
         buf = e.buffer
@@ -284,8 +286,7 @@ def _value(e, st, counts, accesses):
         st.buffers[key] = buf
         st.paths.setdefault(key, []).append(tuple(st.path))
         idx = [_tree(i, st) for i in _items(e.indices)]
-        for t in idx:
-            _count_tree(t, counts, 1)
+        loads.append((key, idx))
         acc = accesses.get(key)
         if acc is None:
             accesses[key] = [0, [idx]]  # read
@@ -300,12 +301,12 @@ def _value(e, st, counts, accesses):
         _count_tree(_tree(e, st), counts, 1)
         return
     if name == "Cast":
-        _value(e.value, st, counts, accesses)
+        _value(e.value, st, counts, accesses, loads)
         return
     if name == "Call":
         counts[4 if _is_float(e.ty, st.types) else 9] += 1
         for a in _items(e.args):
-            _value(a, st, counts, accesses)
+            _value(a, st, counts, accesses, loads)
         return
     op = _BINARY.get(name)
     if op is not None:
@@ -317,27 +318,27 @@ def _value(e, st, counts, accesses):
             counts[_FLOAT_COUNTER[op]] += 1
         else:
             counts[_TREE_COUNTER[op]] += 1
-        _value(e.a, st, counts, accesses)
-        _value(e.b, st, counts, accesses)
+        _value(e.a, st, counts, accesses, loads)
+        _value(e.b, st, counts, accesses, loads)
         return
     if name == "Not":
         counts[10] += 1
-        _value(e.a, st, counts, accesses)
+        _value(e.a, st, counts, accesses, loads)
         return
     if name == "Select":
         counts[11] += 1
-        _value(e.condition, st, counts, accesses)
-        _value(e.true_value, st, counts, accesses)
-        _value(e.false_value, st, counts, accesses)
+        _value(e.condition, st, counts, accesses, loads)
+        _value(e.true_value, st, counts, accesses, loads)
+        _value(e.false_value, st, counts, accesses, loads)
         return
     if name == "Ramp":
-        _value(e.base, st, counts, accesses)
-        _value(e.stride, st, counts, accesses)
+        _value(e.base, st, counts, accesses, loads)
+        _value(e.stride, st, counts, accesses, loads)
     elif name == "Broadcast":
-        _value(e.value, st, counts, accesses)
+        _value(e.value, st, counts, accesses, loads)
     elif name == "Let":
-        _value(e.value, st, counts, accesses)
-        _value(e.body, st, counts, accesses)
+        _value(e.value, st, counts, accesses, loads)
+        _value(e.body, st, counts, accesses, loads)
 
 
 # statements whose body is all they add here
@@ -396,8 +397,9 @@ def _visit(s, st):
             return
         counts = [0] * len(_ARITH)
         accesses = {key: [1, [indices]]}
-        _value(s.value, st, counts, accesses)
-        st.stores.append((key, tuple(st.path), counts, accesses))
+        loads = []
+        _value(s.value, st, counts, accesses, loads)
+        st.stores.append((key, tuple(st.path), counts, accesses, loads))
     elif name == "IfThenElse":
         _visit(s.then_case, st)
         if s.else_case is not None:
@@ -406,6 +408,16 @@ def _visit(s, st):
         body = getattr(s, "body", None)
         if body is not None:
             _visit(body, st)
+
+
+def _rebase(t, fixed):
+    """Tree ``t`` with the loops in ``fixed`` at 0, constants folded again."""
+    op = t[0]
+    if op == _LOOP:
+        return _ZERO if t[1] in fixed else t
+    if op <= _UNKNOWN:
+        return t
+    return _fold(op, _rebase(t[1], fixed), _rebase(t[2], fixed))
 
 
 def _bound(t, lo, hi):
@@ -552,7 +564,14 @@ def _compact(st):
 
 
 def _store_row(store, st, compact, touched):
-    key, path, counts, accesses = store
+    key, path, counts, accesses, loads = store
+    counts = list(counts)
+    for bkey, idx in loads:
+        # a compacted buffer's indices lose the loops enclosing its allocation, and with them
+        # their arithmetic
+        fixed = compact[bkey][1] if bkey in compact else None
+        for t in idx:
+            _count_tree(_rebase(t, fixed) if fixed else t, counts, 1)
     loops = [st.loops[j] for j in path]
     n = len(path)
     prod = 1
