@@ -12,16 +12,17 @@ BOOTSTRAP = 2000
 
 
 #: candidates measured per search round
-#: candidates measured per search round
 PER_ROUND = 16
-MODELS = ("gnn", "xgb", "random", "gnn+xgb", "gnn-long", "gnn-head")
+MODELS = ("gnn", "xgb", "random", "gnn+xgb", "gnn-long", "gnn-head", "gnn+native")
 #: the models tuned and reported unless ``--models`` says otherwise. Opt-in: ``gnn+xgb``, the GNN
 #: blended with an XGBModel that learns during the search; ``gnn-long``, the GNN whose online
 #: update runs :data:`LONG_EPOCHS` epochs instead of ``ONLINE_TRAIN``'s 8; ``gnn-head``, the GNN
-#: whose online update trains its head alone (``GNNModel(online="head")``)
+#: whose online update trains its head alone (``GNNModel(online="head")``); ``gnn+native``, the
+#: GNN whose 64 best candidates of each call are reordered with an XGBoost on native per-store
+#: features that learns during the search (draft then verify)
 DEFAULT_MODELS = ("gnn", "xgb", "random")
 #: models that start from GNN weights: their runs record the weights' digest
-GNN_MODELS = ("gnn", "gnn+xgb", "gnn-long", "gnn-head")
+GNN_MODELS = ("gnn", "gnn+xgb", "gnn-long", "gnn-head", "gnn+native")
 #: gnn-long's online epochs (benchmarks/online_adaptation.py's gnn-online-long)
 LONG_EPOCHS = 64
 

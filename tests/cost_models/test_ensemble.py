@@ -15,6 +15,7 @@ from tvm_gnn.cost_models.ensemble import (
     blend,
     make_partner,
     partner_ready,
+    reorder_top,
 )
 from tvm_gnn.cost_models.gnn import FAILED_SCORE, GNNModel
 from tvm_gnn.nn.training import TrainConfig
@@ -119,3 +120,55 @@ def test_a_failing_partner_leaves_the_gnn_scores_and_a_warning(conv_candidates, 
         out = model.predict(ctx, cands[24:])
     np.testing.assert_array_equal(out, alone.predict(ctx, cands[24:]))
     assert (out > FAILED_SCORE).all() and "ensemble partner failed" in caplog.text
+
+
+@settings(max_examples=50, deadline=None)
+@given(scores, st.integers(0, 50), st.data())
+def test_reorder_top_permutes_the_gnns_top_k_values_among_them_only(a, k, data):
+    a = a.copy()
+    if data.draw(st.booleans()):
+        a[data.draw(st.integers(0, len(a) - 1))] = FAILED_SCORE * np.inf  # -inf: not featurized
+    seen = []
+
+    def partner(idx):
+        seen.append(list(idx))
+        return data.draw(arrays(np.float64, len(idx), elements=st.floats(-1e3, 1e3)))
+
+    out = reorder_top(a, partner, k)
+    finite = np.isfinite(a)
+    if finite.sum() < 2 or k < 2:
+        np.testing.assert_array_equal(out, a)
+        return
+    (top,) = seen
+    assert len(top) == min(k, finite.sum()) and finite[top].all()
+    rest = np.setdiff1d(np.arange(len(a)), top)
+    np.testing.assert_array_equal(out[rest], a[rest])  # only the top k move
+    np.testing.assert_array_equal(np.sort(out[top]), np.sort(a[top]))  # with the GNN's values
+    # the top k are the GNN's best: every other finite score is at most their least
+    assert (a[rest][np.isfinite(a[rest])] <= a[top].min()).all()
+
+
+def test_reorder_top_follows_the_partner_when_the_gnn_ties():
+    gnn = np.array([5.0, 1.0, 5.0, 5.0, 0.0])
+    out = reorder_top(gnn, lambda idx: np.array([3.0, 1.0, 2.0]), 3)  # idx: 0, 2, 3
+    np.testing.assert_array_equal(out, gnn)  # same values; the partner orders the tied three
+    out = reorder_top(np.array([3.0, 2.0, 1.0, 0.0]), lambda idx: np.array([0.0, 0.0, 9.0]), 3)
+    # the partner's strong vote lifts the third above the second; the fourth is not verified
+    assert (out[1], out[2], out[3]) == (1.0, 2.0, 0.0)
+
+
+def test_native_partner_verifies_the_gnns_top_k_only(conv_candidates):
+    ctx, cands = conv_candidates
+    model = GNNModel(seed=0, ensemble="native", ensemble_top=8)
+    alone = GNNModel(seed=0)
+    for m in (model, alone):
+        m.update(ctx, cands[:PARTNER_WARMUP], _results(PARTNER_WARMUP))
+    assert partner_ready(model.partner) and model.partner.data_size == PARTNER_WARMUP
+    mine, gnn = (
+        model.predict(ctx, cands[PARTNER_WARMUP:]),
+        alone.predict(ctx, cands[PARTNER_WARMUP:]),
+    )
+    top = np.argsort(-gnn)[:8]
+    rest = np.setdiff1d(np.arange(len(gnn)), top)
+    np.testing.assert_allclose(mine[rest], gnn[rest])
+    np.testing.assert_allclose(np.sort(mine[top]), np.sort(gnn[top]))

@@ -29,15 +29,16 @@ from ..measure.hardware import usable_cores
 from .scoring import RoundReference
 
 #: Partner models ``GNNModel(ensemble=...)`` builds by name.
-ENSEMBLES = ("xgb",)
+ENSEMBLES = ("xgb", "native")
 #: Measurements before the partner ``"xgb"`` scores (two search rounds of 16).
 PARTNER_WARMUP = 32
 
 
 def make_partner(ensemble, seed: int = 0):
     """The partner cost model: ``None``, ``"xgb"`` (TVM's XGBModel from scratch, its defaults but
-    a warm-up of :data:`PARTNER_WARMUP` measurements), or a cost model given as is (for example
-    :func:`~.baselines.pretrained_xgb`'s)."""
+    a warm-up of :data:`PARTNER_WARMUP` measurements), ``"native"`` (the same learner on
+    tvm_gnn's native per-store features, :class:`~.store_xgb.StoreXGBModel`, same warm-up), or a
+    cost model given as is (for example :func:`~.baselines.pretrained_xgb`'s)."""
     if ensemble is None or not isinstance(ensemble, str):
         return ensemble
     if ensemble == "xgb":
@@ -48,6 +49,10 @@ def make_partner(ensemble, seed: int = 0):
             config=XGBConfig(seed=seed),
             num_warmup_samples=PARTNER_WARMUP,
         )
+    if ensemble == "native":
+        from .store_xgb import StoreXGBModel
+
+        return StoreXGBModel(seed=seed, num_warmup_samples=PARTNER_WARMUP)
     raise ValueError(f"unknown ensemble {ensemble!r}; choose one of {ENSEMBLES} or pass a model")
 
 
@@ -90,3 +95,25 @@ class BlendScale(RoundReference):
 
     def __call__(self, key: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return blend(a, b, *self.get(key, lambda: (scale_of(a), scale_of(b))))
+
+
+def reorder_top(gnn: np.ndarray, partner_of, k: int) -> np.ndarray:
+    """Draft then verify: the GNN's ``k`` best-scored candidates, reordered by the blend of the
+    two models' scores standardized over those ``k``; every other score stays the GNN's.
+
+    The ``k`` candidates keep the GNN's ``k`` score values, handed out in the blend's order, so
+    the scores stay on the GNN's scale across ``predict`` calls (the search compares them) and
+    the partner (``partner_of(indices) -> scores``) runs on ``k`` candidates only.
+    """
+    gnn = np.asarray(gnn, dtype=np.float64)
+    finite = np.nonzero(np.isfinite(gnn))[0]
+    if len(finite) < 2 or k < 2:
+        return gnn
+    top = finite[np.argsort(-gnn[finite], kind="stable")[:k]]
+    other = partner_of(top)
+    if other is None:
+        return gnn
+    order = top[np.argsort(-blend(gnn[top], np.asarray(other, dtype=np.float64)), kind="stable")]
+    out = gnn.copy()
+    out[order] = np.sort(gnn[top])[::-1]
+    return out

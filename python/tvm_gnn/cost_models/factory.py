@@ -9,7 +9,12 @@ from ..measure.hardware import usable_cores
 from . import COST_MODELS
 
 #: the names that build GNNModel, with what each sets beyond the weights and the seed
-GNN_KINDS = {"gnn": {}, "gnn-head": {"online": "head"}, "gnn+xgb": {"ensemble": "xgb"}}
+GNN_KINDS = {
+    "gnn": {},
+    "gnn-head": {"online": "head"},
+    "gnn+xgb": {"ensemble": "xgb"},
+    "gnn+native": {"ensemble": "native", "ensemble_top": 64},
+}
 
 
 def make_cost_model(
@@ -22,7 +27,8 @@ def make_cost_model(
     ``data`` that the GNN checkpoint was trained on; ``random``: TVM's RandomModel;
     ``gnn-head``: GNNModel whose online update trains its MLP head alone (``online="head"``);
     ``gnn+xgb``: GNNModel blended with an XGBModel that learns during the search
-    (:mod:`.ensemble`).
+    (:mod:`.ensemble`); ``gnn+native``: GNNModel whose 64 best candidates of each call are
+    reordered with a StoreXGBModel that learns during the search (draft then verify).
     """
     if not isinstance(kind, str):
         return kind

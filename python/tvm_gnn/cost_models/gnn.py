@@ -39,7 +39,7 @@ from ..nn.model import default_gnn
 from ..nn.schema import NUM_FEATURES, FeaturizerConfig
 from ..nn.training import TrainConfig, fit, fit_head
 from ..resources import PRETRAINED
-from .ensemble import BlendScale, make_partner, partner_ready
+from .ensemble import BlendScale, make_partner, partner_ready, reorder_top
 from .online import HEAD_STEPS, ONLINE_MODES, head_rows, training_graphs
 from .scoring import RoundReference, predict_candidates
 
@@ -141,6 +141,10 @@ class GNNModel(PyCostModel):
         Blend the scores with this model's (:mod:`.ensemble`; ``"xgb"``: TVM's XGBModel from
         scratch), which learns from the same ``update`` calls. Opt-in: it predicts at XGBModel's
         speed. ``save(path)`` writes the partner to ``path + ".partner"``.
+    ensemble_top : int, optional
+        Draft then verify: the partner scores only the GNN's ``ensemble_top`` best candidates of
+        each ``predict`` call and reorders them with the GNN (:func:`.ensemble.reorder_top`);
+        default: every candidate is blended.
     """
 
     def __init__(
@@ -156,6 +160,7 @@ class GNNModel(PyCostModel):
         predict_batch_size: int = 128,
         online: str = "full",
         ensemble=None,
+        ensemble_top: int | None = None,
     ):
         super().__init__()
         if online not in ONLINE_MODES:
@@ -163,6 +168,7 @@ class GNNModel(PyCostModel):
         self.online = online
         self._readouts: dict[str, torch.Tensor] = {}  # workload -> its graphs' embeddings
         self.partner = make_partner(ensemble, seed)
+        self.ensemble_top = ensemble_top
         self._blend = BlendScale()
         self._reference = RoundReference()  # the mean readout a compare model scores against
         self.num_warmup_samples = num_warmup_samples
@@ -324,9 +330,16 @@ class GNNModel(PyCostModel):
                 errors[0],
             )
         if self.partner is not None and partner_ready(self.partner):
-            other = self._partner_scores(context, candidates)
-            if other is not None:
-                scores = self._blend(key, scores, other)
+            if self.ensemble_top is not None:
+                scores = reorder_top(
+                    scores,
+                    lambda top: self._partner_scores(context, [candidates[i] for i in top]),
+                    self.ensemble_top,
+                )
+            else:
+                other = self._partner_scores(context, candidates)
+                if other is not None:
+                    scores = self._blend(key, scores, other)
         return np.where(np.isnan(scores), FAILED_SCORE, scores)
 
     def _set_mean(self, key: str):
