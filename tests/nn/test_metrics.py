@@ -7,6 +7,7 @@ import pytest
 
 from tvm_gnn.nn.metrics import (
     bootstrap_error_ratio,
+    bootstrap_pairwise_difference,
     error_ratio,
     mean_top1,
     pairwise_accuracy,
@@ -101,3 +102,21 @@ def test_bootstrap_skips_workloads_without_a_pair():
     b = np.array([[0.5, np.nan, 0.5]])
     ratio, low, high = bootstrap_error_ratio(a, b, ["n", "n", "n"], n_boot=500)
     assert ratio == pytest.approx(1.0) and 0.0 <= low <= ratio <= high <= 2.0
+
+
+def test_bootstrap_difference_of_a_known_case_and_a_constant_shift():
+    # the known case above as a difference: a's accuracy minus b's is 0 with a standard error
+    # of 0.025, so its 95% interval is 0 +- 0.049
+    a = np.tile([1.0, 0.0], 200)[None, :]
+    b = np.full((1, 400), 0.5)
+    diff, low, high = bootstrap_pairwise_difference(a, b, ["net"] * 400, n_boot=4000, seed=1)
+    assert diff == pytest.approx(0.0, abs=1e-12)
+    assert low == pytest.approx(-0.049, abs=0.01) and high == pytest.approx(0.049, abs=0.01)
+    # a shift of 0.02 on every workload of every run, networks weighted equally: exactly 0.02
+    rng = np.random.default_rng(0)
+    b = rng.uniform(0.5, 0.9, size=(3, 60))
+    strata = np.repeat(["x", "y", "z"], [10, 20, 30])
+    diff, low, high = bootstrap_pairwise_difference(b + 0.02, b, strata, n_boot=200)
+    assert (
+        diff == pytest.approx(0.02) and low == pytest.approx(0.02) and high == pytest.approx(0.02)
+    )

@@ -40,7 +40,13 @@ from ..cost_models.mlp_fixes import MKL_CBWR, mkl_mode, mlp_compat
 from ..dataset.groups import Group, load_folder_groups, load_groups
 from ..dataset.splits import HELD_OUT
 from ..errors import EvaluationError
-from ..nn.metrics import bootstrap_error_ratio, pairwise_accuracy, pairwise_by_group, topk_score
+from ..nn.metrics import (
+    bootstrap_error_ratio,
+    bootstrap_pairwise_difference,
+    pairwise_accuracy,
+    pairwise_by_group,
+    topk_score,
+)
 from ..progress import bar
 from .seeds import ensemble_runs, mean_of_runs
 from .training_records import checkpoint_infos, paths, training_records
@@ -184,6 +190,18 @@ def evaluate(
     if "gnn" in accuracy and "xgb" in accuracy and unshared:
         strata = [test[i].network for i in unshared]
         out["protocol"] = _protocol(accuracy["gnn"], accuracy["xgb"], strata, seeds[0])
+    if "xgb-native" in accuracy and "xgb" in accuracy and unshared:
+        strata = [test[i].network for i in unshared]
+        p = _protocol(accuracy["xgb-native"], accuracy["xgb"], strata, seeds[0])
+        diff, low, high = bootstrap_pairwise_difference(
+            accuracy["xgb-native"], accuracy["xgb"], strata, n_boot=BOOTSTRAP, seed=seeds[0]
+        )
+        out["protocol_native"] = {
+            **p,
+            "difference": diff,
+            "difference_low": low,
+            "difference_high": high,
+        }
     return out
 
 

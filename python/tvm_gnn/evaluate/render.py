@@ -123,6 +123,17 @@ def _runs_table(res: dict) -> list[str]:
             f"{p['workloads']} workloads, within each network). Target: at most 0.67x, the "
             "interval's upper end below 1.0.",
         ]
+    p = res.get("protocol_native")
+    if p:
+        lines += [
+            "",
+            f"xgb-native against XGBModel (unshared workloads, {p['gnn_runs']} and "
+            f"{p['xgb_runs']} runs): pairwise **{p['difference']:+.3f}** "
+            f"[{p['difference_low']:+.3f}, {p['difference_high']:+.3f}], error ratio "
+            f"{p['ratio']:.2f}x [{p['low']:.2f}, {p['high']:.2f}] ({p['level']:.0%} bootstrap "
+            f"intervals, {p['bootstrap']} resamples of the {p['workloads']} workloads within "
+            "each network). Target: pairwise within 0.01 of XGBModel's.",
+        ]
     lines.append("")
     return lines
 

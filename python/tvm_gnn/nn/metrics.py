@@ -80,6 +80,32 @@ def bootstrap_error_ratio(
     return point, float(low), float(high)
 
 
+def bootstrap_pairwise_difference(
+    acc_a, acc_b, strata, n_boot: int = 2000, level: float = 0.95, seed: int = 0
+) -> tuple[float, float, float]:
+    """``(difference, low, high)``: model a's pairwise accuracy minus model b's (each averaged
+    as :func:`error_ratio` does) and its percentile bootstrap interval, resampled as
+    :func:`bootstrap_error_ratio` resamples."""
+    acc_a, acc_b = np.atleast_2d(acc_a), np.atleast_2d(acc_b)
+    strata = np.asarray(strata)
+    keep = ~(np.isnan(acc_a).all(axis=0) | np.isnan(acc_b).all(axis=0))
+    acc_a, acc_b, strata = acc_a[:, keep], acc_b[:, keep], strata[keep]
+
+    def diff(a, b, s):
+        return _stratified_error(b, s) - _stratified_error(a, s)
+
+    point = diff(acc_a, acc_b, strata)
+    rng = np.random.default_rng(seed)
+    members = [np.nonzero(strata == s)[0] for s in np.unique(strata)]
+    diffs = np.empty(n_boot)
+    for b in range(n_boot):
+        idx = np.concatenate([rng.choice(m, size=len(m), replace=True) for m in members])
+        diffs[b] = diff(acc_a[:, idx], acc_b[:, idx], strata[idx])
+    tail = (1.0 - level) / 2 * 100
+    low, high = np.nanpercentile(diffs, [tail, 100 - tail])
+    return point, float(low), float(high)
+
+
 def mean_top1(scores, labels, groups) -> float:
     """The label of each group's highest-scored candidate over the group's best label, averaged
     over groups (ties go to the first candidate).
