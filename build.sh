@@ -17,8 +17,8 @@ VENV=.venv
 STAMP=$VENV/.tvm_gnn_setup
 
 setup_hash() {
-    cat pyproject.toml setup.py python/tvm_gnn/featurize/_walk.py python/tvm_gnn/featurize/_stores.py \
-        build.sh | sha256sum | cut -d' ' -f1
+    cat pyproject.toml setup.py build.sh \
+        python/tvm_gnn/featurize/{_walk,_stores,_index,_store_row}.py | sha256sum | cut -d' ' -f1
 }
 
 setup() {

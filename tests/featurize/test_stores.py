@@ -143,16 +143,30 @@ def test_a_bad_candidate_is_reported_not_raised(conv_candidates):
 
 
 def _pure():
-    path = Path(tvm_gnn.__file__).parent / "featurize" / "_stores.py"
-    spec = importlib.util.spec_from_file_location("tvm_gnn_stores_pure", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    """The three source files as a package of their own, not their compiled modules."""
+    import sys
+    import types
+
+    folder = Path(tvm_gnn.__file__).parent / "featurize"
+    pkg = types.ModuleType("tvm_gnn_stores_pure")
+    pkg.__path__ = []
+    sys.modules[pkg.__name__] = pkg
+    for name in ("_index", "_store_row", "_stores"):  # each imports only those before it
+        full = f"{pkg.__name__}.{name}"
+        spec = importlib.util.spec_from_file_location(full, folder / f"{name}.py")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[full] = mod
+        spec.loader.exec_module(mod)
+    return sys.modules[f"{pkg.__name__}._stores"]
 
 
 def test_extension_is_compiled_and_equal_to_its_source(conv_candidates):
-    assert _stores.__file__.endswith(".so"), _stores.__file__
+    from tvm_gnn.featurize import _index, _store_row
+
+    for mod in (_stores, _index, _store_row):
+        assert mod.__file__.endswith(".so"), mod.__file__
     pure = _pure()
+    assert pure.__file__.endswith("_stores.py")
     for cand in conv_candidates[1][:12]:
         func = tvm_gnn.featurize.lower(cand.sch.mod)
         assert _stores.store_rows(func) == pure.store_rows(func)

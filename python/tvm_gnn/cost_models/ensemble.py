@@ -23,10 +23,14 @@ only in the last round of a 128-trial tune.
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
 from ..measure.hardware import usable_cores
 from .scoring import RoundReference
+
+logger = logging.getLogger(__name__)
 
 #: Partner models ``GNNModel(ensemble=...)`` builds by name.
 ENSEMBLES = ("xgb", "native")
@@ -117,3 +121,22 @@ def reorder_top(gnn: np.ndarray, partner_of, k: int) -> np.ndarray:
     out = gnn.copy()
     out[order] = np.sort(gnn[top])[::-1]
     return out
+
+
+def with_partner(partner, context, candidates, scores, top, key, scale: BlendScale):
+    """The GNN's ``scores`` with a ready partner's: blended over every candidate (``top`` None,
+    on the round's fixed ``scale``) or verifying the GNN's ``top`` best (:func:`reorder_top`).
+    A partner that fails leaves the GNN's scores, with a warning."""
+
+    def partner_of(idx):
+        try:
+            chosen = candidates if idx is None else [candidates[i] for i in idx]
+            return np.asarray(partner.predict(context, chosen), dtype=np.float64)
+        except Exception as err:  # noqa: BLE001 - a cost model never stops a tuning run
+            logger.warning("GNNModel.predict: the ensemble partner failed, GNN alone: %r", err)
+            return None
+
+    if top is not None:
+        return reorder_top(scores, partner_of, top)
+    other = partner_of(None)
+    return scores if other is None else scale(key, scores, other)

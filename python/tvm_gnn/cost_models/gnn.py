@@ -39,7 +39,7 @@ from ..nn.model import default_gnn
 from ..nn.schema import NUM_FEATURES, FeaturizerConfig
 from ..nn.training import TrainConfig, fit, fit_head
 from ..resources import PRETRAINED
-from .ensemble import BlendScale, make_partner, partner_ready, reorder_top
+from .ensemble import BlendScale, make_partner, partner_ready, with_partner
 from .online import HEAD_STEPS, ONLINE_MODES, head_rows, training_graphs
 from .scoring import RoundReference, predict_candidates
 
@@ -330,16 +330,9 @@ class GNNModel(PyCostModel):
                 errors[0],
             )
         if self.partner is not None and partner_ready(self.partner):
-            if self.ensemble_top is not None:
-                scores = reorder_top(
-                    scores,
-                    lambda top: self._partner_scores(context, [candidates[i] for i in top]),
-                    self.ensemble_top,
-                )
-            else:
-                other = self._partner_scores(context, candidates)
-                if other is not None:
-                    scores = self._blend(key, scores, other)
+            scores = with_partner(
+                self.partner, context, candidates, scores, self.ensemble_top, key, self._blend
+            )
         return np.where(np.isnan(scores), FAILED_SCORE, scores)
 
     def _set_mean(self, key: str):
@@ -349,10 +342,3 @@ class GNNModel(PyCostModel):
         if not self.model.config.compare:
             return None
         return lambda readout: self._reference.get(key, lambda: readout.mean(dim=0))
-
-    def _partner_scores(self, context, candidates) -> np.ndarray | None:
-        try:
-            return np.asarray(self.partner.predict(context, candidates), dtype=np.float64)
-        except Exception as err:  # noqa: BLE001 - a cost model never stops a tuning run
-            logger.warning("GNNModel.predict: the ensemble partner failed, GNN alone: %r", err)
-            return None

@@ -187,21 +187,8 @@ def evaluate(
         name = ENSEMBLE
         runs[name] = ensemble_runs(runs["gnn"], runs["xgb"])
         out["models"][name], accuracy[name] = _summarize(name, runs[name], test, split)
-    if "gnn" in accuracy and "xgb" in accuracy and unshared:
-        strata = [test[i].network for i in unshared]
-        out["protocol"] = _protocol(accuracy["gnn"], accuracy["xgb"], strata, seeds[0])
-    if "xgb-native" in accuracy and "xgb" in accuracy and unshared:
-        strata = [test[i].network for i in unshared]
-        p = _protocol(accuracy["xgb-native"], accuracy["xgb"], strata, seeds[0])
-        diff, low, high = bootstrap_pairwise_difference(
-            accuracy["xgb-native"], accuracy["xgb"], strata, n_boot=BOOTSTRAP, seed=seeds[0]
-        )
-        out["protocol_native"] = {
-            **p,
-            "difference": diff,
-            "difference_low": low,
-            "difference_high": high,
-        }
+    if unshared:
+        out.update(_protocols(accuracy, [test[i].network for i in unshared], seeds[0]))
     return out
 
 
@@ -239,6 +226,26 @@ def _summarize(name: str, runs: list[dict], test, split):
         accs.append(_workload_pairwise([test[i] for i in unshared], [scores[i] for i in unshared]))
         logger.info("%s (%s): %s", name, r["run"], results[-1]["unshared"]["average"])
     return mean_of_runs(results), np.asarray(accs)
+
+
+def _protocols(accuracy: dict, strata, seed: int) -> dict:
+    """``protocol`` (the GNN against XGBModel) and ``protocol_native`` (StoreXGBModel against
+    XGBModel, with the pairwise difference), for the models scored."""
+    out = {}
+    if "gnn" in accuracy and "xgb" in accuracy:
+        out["protocol"] = _protocol(accuracy["gnn"], accuracy["xgb"], strata, seed)
+    if "xgb-native" in accuracy and "xgb" in accuracy:
+        p = _protocol(accuracy["xgb-native"], accuracy["xgb"], strata, seed)
+        diff, low, high = bootstrap_pairwise_difference(
+            accuracy["xgb-native"], accuracy["xgb"], strata, n_boot=BOOTSTRAP, seed=seed
+        )
+        out["protocol_native"] = {
+            **p,
+            "difference": diff,
+            "difference_low": low,
+            "difference_high": high,
+        }
+    return out
 
 
 def _protocol(gnn: np.ndarray, xgb: np.ndarray, strata, seed: int) -> dict:
