@@ -171,7 +171,7 @@ def rebase(t, fixed):
     return fold(op, rebase(t[1], fixed), rebase(t[2], fixed))
 
 
-def bound(t, lo, hi):
+def bound(t, lo, hi, wrap=True):
     """(min, max) of tree ``t`` when loop ``j`` ranges over ``[lo[j], hi[j]]``."""
     op = t[0]
     if op == CONST:
@@ -180,8 +180,12 @@ def bound(t, lo, hi):
         return lo[t[1]], hi[t[1]]
     if op == UNKNOWN:
         return 0, 0
-    a0, a1 = bound(t[1], lo, hi)
-    b0, b1 = bound(t[2], lo, hi)
+    if op == MOD and wrap and t[2][0] == CONST and t[2][1] > 0 and t[1][0] == ADD:
+        split = _mod_of_sum(t[1], t[2][1], lo, hi)
+        if split is not None:
+            return split
+    a0, a1 = bound(t[1], lo, hi, wrap)
+    b0, b1 = bound(t[2], lo, hi, wrap)
     if op == ADD:
         return a0 + b0, a1 + b1
     if op == SUB:
@@ -197,7 +201,10 @@ def bound(t, lo, hi):
         if b0 == b1 and b0 > 0:
             if a0 >= 0 and a1 < b0:
                 return a0, a1
-            return 0, b0 - 1
+            # where the operand wraps around, TVM's feature extraction bounds the remainder to
+            # one value, not [0, b - 1] (checked against PerStoreFeature: `j % 56` over j in
+            # [0, 64) touches one element there); its buffer compaction does not (wrap False)
+            return (0, 0) if wrap else (0, b0 - 1)
         return 0, max(b1 - 1, 0)
     if op == MIN:
         return min(a0, b0), min(a1, b1)
@@ -206,6 +213,24 @@ def bound(t, lo, hi):
     if op == SELECT:
         return min(a0, b0), max(a1, b1)
     return 0, 1  # comparisons and logic
+
+
+def _mod_of_sum(a, c, lo, hi):
+    """Bounds of ``(x * k + y) % c`` as TVM's simplifier rewrites it when ``k`` divides ``c``
+    and ``y`` stays in ``[0, k)``: ``(x % (c / k)) * k + y``; None if the sum is not of that
+    form."""
+    for prod, rest in ((a[1], a[2]), (a[2], a[1])):
+        if prod[0] != MUL:
+            continue
+        for x, k in ((prod[1], prod[2]), (prod[2], prod[1])):
+            if k[0] != CONST or k[1] <= 0 or c % k[1]:
+                continue
+            y0, y1 = bound(rest, lo, hi)
+            if y0 < 0 or y1 >= k[1]:
+                continue
+            m0, m1 = bound((MOD, x, (CONST, c // k[1])), lo, hi)
+            return m0 * k[1] + y0, m1 * k[1] + y1
+    return None
 
 
 def loops_in(t, out):
@@ -260,7 +285,7 @@ def shape_of(buf):
     return out
 
 
-def region(indices, lo, hi):
+def region(indices, lo, hi, wrap=True):
     """Per-dimension extents of the union of ``indices`` under the loop ranges, and their
     product."""
     ndim = len(indices[0])
@@ -270,7 +295,7 @@ def region(indices, lo, hi):
         mn = None
         mx = None
         for idx in indices:
-            a, b = bound(idx[d], lo, hi)
+            a, b = bound(idx[d], lo, hi, wrap)
             if mn is None or a < mn:
                 mn = a
             if mx is None or b > mx:

@@ -14,7 +14,8 @@ a column:
   the shape of the region they touch under it (``PlanAndUpdateBufferAllocationLocation``,
   ``CompactBufferAllocation``);
 - index bounds are interval arithmetic over the loop ranges (``+ - *``, floor division and
-  modulo by a constant, min, max), where TVM uses its analyzer's constant-integer bounds.
+  modulo by a constant, min, max), where TVM uses its analyzer's constant-integer bounds; a
+  modulo whose operand wraps around is bounded as that analyzer bounds it (:func:`._index.bound`).
 
 :data:`COLUMNS` names each column and :data:`TVM_COLUMNS` gives the column of TVM's 164 it
 stands for; ``docs/featurizer.md`` says what each counts and how well it agrees with TVM's
@@ -230,7 +231,7 @@ def _compact(st):
         if not indices:
             out[key] = (shape_of(buf), tuple(common))
             continue
-        shape, _ = region(indices, lo, hi)
+        shape, _ = region(indices, lo, hi, False)
         out[key] = (shape, tuple(common))
     return out
 
