@@ -40,7 +40,9 @@ fixed so that a network collected later does not change the tasks), into their o
 (``tasks-dev``), section (``tune-tasks-dev``) and plot; ``--models`` adds the opt-in
 variants ``gnn+xgb`` (the GNN blended with an XGBModel that learns during the search),
 ``gnn-long`` (a longer online update) and ``gnn-head`` (an online update of the head alone,
-``GNNModel(online="head")``). ``gnn+xgb`` spends about 40% of wall-clock in the cost model, over
+``GNNModel(online="head")``), ``gnn+native`` (the GNN's 64 best of each call reordered with an
+XGBoost on native per-store features, draft then verify) and ``xgb-pretrained`` (XGBModel first
+trained on the weights' training records, once per weights and seed, kept in ``.cache/``). ``gnn+xgb`` spends about 40% of wall-clock in the cost model, over
 the 10% limit, so the development runs left it after six tasks, and ``gnn-long`` and XGBModel
 after seed 0 of every task (the choice reads ``gnn-head`` against ``gnn`` alone). A report of
 other models than a section's usual ones goes to its own ``--section`` (and plot and numbers);
@@ -68,6 +70,7 @@ from tune_tasks_summary import (
     LONG_EPOCHS,
     MODELS,
     PER_ROUND,
+    WEIGHTED_MODELS,
     summarize,
 )
 
@@ -88,9 +91,11 @@ def run_dir(runs: Path, task: dict, model: str, seed: int) -> Path:
     return runs / task["id"] / model / f"seed{seed}"
 
 
-def cost_model_for(model: str, seed: int, checkpoint=None):
-    """What ``tune_tir`` tunes with: a cost model's name (``gnn-head`` is one), or the GNN
-    variant ``gnn-long``."""
+def cost_model_for(model: str, seed: int, checkpoint=None, data=None, digest: str = ""):
+    """What ``tune_tir`` tunes with: a cost model's name (``gnn-head`` is one), the GNN variant
+    ``gnn-long``, or ``xgb-pretrained`` (:func:`pretrained_xgb_cached`)."""
+    if model == "xgb-pretrained":
+        return pretrained_xgb_cached(seed, checkpoint, data, digest)
     if model != "gnn-long":
         return model
     import dataclasses
@@ -99,6 +104,32 @@ def cost_model_for(model: str, seed: int, checkpoint=None):
 
     config = dataclasses.replace(ONLINE_TRAIN, epochs=LONG_EPOCHS)
     return GNNModel(checkpoint=checkpoint, seed=seed, train_config=config)
+
+
+def pretrained_xgb_cached(seed: int, checkpoint, data, digest: str, cache=None):
+    """XGBModel trained on the GNN weights' training records (``pretrained_xgb``), trained once
+    per weights and seed and kept under ``.cache/xgb-pretrained/`` (loading the records and
+    training take about 20 minutes on 2 cores); every run starts from the saved model."""
+    from tvm.s_tir.meta_schedule.cost_model.xgb_model import XGBConfig, XGBModel
+
+    from tvm_gnn.cost_models.baselines import pretrained_xgb
+    from tvm_gnn.measure.hardware import usable_cores
+
+    cache = Path(cache or ROOT / ".cache" / "xgb-pretrained")
+    path = cache / f"{digest[:16]}-seed{seed}.tar"
+    if not path.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        model = pretrained_xgb(data or ROOT / "data", checkpoint=checkpoint, seed=seed)
+        tmp = path.with_suffix(".part")
+        model.save(str(tmp))
+        tmp.replace(path)
+    model = XGBModel(
+        num_warmup_samples=0, num_tuning_cores=usable_cores(), config=XGBConfig(seed=seed)
+    )
+    model.load(str(path))
+    model.last_train_size = model.data_size  # as trained: retrain once a fifth more is measured
+    model.adaptive_training = True
+    return model
 
 
 def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -> dict:
@@ -117,7 +148,7 @@ def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -
     if done.exists():
         old = json.loads(done.read_text())
         if old["trials"] >= args.trials and (
-            model not in GNN_MODELS or old.get("weights") == digest
+            model not in WEIGHTED_MODELS or old.get("weights") == digest
         ):
             return old
     work = out.with_name(out.name + ".work")
@@ -129,7 +160,7 @@ def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -
             target_from("llvm", args.num_cores),
             str(work),
             max_trials=args.trials,
-            cost_model=cost_model_for(model, seed, args.checkpoint),
+            cost_model=cost_model_for(model, seed, args.checkpoint, args.data, digest),
             num_trials_per_iter=PER_ROUND,
             seed=seed,
             desc=f"{task['id']} {model} seed {seed}",
@@ -148,7 +179,7 @@ def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -
         "wall_seconds": wall,
         "cost_model_seconds": cost_model_seconds(profile),
         "tuning_seconds": profile.get("Total", wall),  # MetaSchedule's own, imports excluded
-        "weights": digest if model in GNN_MODELS else None,
+        "weights": digest if model in WEIGHTED_MODELS else None,
         "machine": f"{cpu_model()}, {args.num_cores} cores",
         "day": time.strftime("%Y-%m-%d"),
     }
@@ -165,7 +196,7 @@ def read_runs(runs: Path, digest: str | None) -> list[dict]:
     out = []
     for path in sorted(runs.glob("*/*/seed*/run.json")):
         r = json.loads(path.read_text())
-        if r["model"] in GNN_MODELS and digest and r.get("weights") != digest:
+        if r["model"] in WEIGHTED_MODELS and digest and r.get("weights") != digest:
             continue
         out.append(r)
     return out

@@ -181,3 +181,21 @@ def test_tune_tasks_keeps_a_finished_run_and_starts_a_cut_one_over(tmp_path):
     assert bench.tune_one(args, task, "xgb", 0, runs, "w1")["curve"] == [1.0] * 16
     # a longer budget than archived is not "finished": that run would be tuned again
     assert bench.read_runs(runs, None)[0]["trials"] < 32
+
+
+def test_xgb_pretrained_trains_once_per_weights_and_seed(small_dataset, trained, tmp_path):
+    bench = script("tune_tasks")
+    from tvm_gnn.dataset.groups import load_groups
+
+    args = (0, trained["gnn"], small_dataset, "abcd" * 16)
+    first = bench.pretrained_xgb_cached(*args, cache=tmp_path)
+    (saved,) = tmp_path.iterdir()
+    assert saved.name == "abcdabcdabcdabcd-seed0.tar"
+    stamp = saved.stat().st_mtime_ns
+    again = bench.pretrained_xgb_cached(*args, cache=tmp_path)
+    assert saved.stat().st_mtime_ns == stamp  # loaded, not trained again
+    assert again.data_size == again.last_train_size == first.data_size > 0
+    (g, *_) = load_groups(small_dataset, "cpu", ["resnet18"])
+    np.testing.assert_allclose(
+        again.predict(g.context, g.candidates), first.predict(g.context, g.candidates)
+    )
