@@ -178,7 +178,7 @@ def main() -> None:
         if hw == args.hardware and net not in HELD_OUT
     ]
     pairs = []
-    for f in bar(folders, "sample", True):
+    for f in bar(folders, "sample", True, unit="network"):
         pairs += sample(f, args.per_network)
     cols, rows, mismatched = agreement(pairs)
     speed = throughput(pairs)
