@@ -44,15 +44,15 @@ def sample(folder: Path, per_network: int):
     from tvm.s_tir import meta_schedule as ms
 
     from tvm_gnn.dataset.groups import _folder_target
-    from tvm_gnn.dataset.layout import record_lines
-    from tvm_gnn.dataset.records import tuning_records
+    from tvm_gnn.dataset.records import samples, tuning_records
     from tvm_gnn.measure.hardware import usable_cores
 
-    step = max(record_lines(folder) // per_network, 1)
+    valid = [x.line for x in samples(folder)[0]]
+    chosen = set(valid[:: max(len(valid) // per_network, 1)][:per_network])
     target = _folder_target(folder)
     contexts, out = {}, []
-    for s, record in tuning_records(folder):
-        if s.line % step or isinstance(record, Exception):
+    for s, record in tuning_records(folder, lines=chosen):
+        if isinstance(record, Exception):
             continue
         if s.shash not in contexts:
             contexts[s.shash] = ms.TuneContext(
@@ -62,8 +62,6 @@ def sample(folder: Path, per_network: int):
             out.append((contexts[s.shash], record.as_measure_candidate()))
         except Exception:  # noqa: BLE001 - a record TVM cannot replay is not a sample
             continue
-        if len(out) >= per_network:
-            break
     return out
 
 

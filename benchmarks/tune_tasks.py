@@ -39,14 +39,15 @@ that were collected but neither trained on by the weights nor held out (:data:`D
 fixed so that a network collected later does not change the tasks), into their own archive
 (``tasks-dev``), section (``tune-tasks-dev``) and plot; ``--models`` adds the opt-in
 variants ``gnn+xgb`` (the GNN blended with an XGBModel that learns during the search),
-``gnn-long`` (a longer online update) and ``gnn-head`` (an online update of the head alone,
+``gnn-long`` (a longer online update), ``gnn-head`` (an online update of the head alone,
 ``GNNModel(online="head")``), ``gnn+native`` (the GNN's 64 best of each call reordered with an
 XGBoost on native per-store features, draft then verify) and ``xgb-pretrained`` (XGBModel first
-trained on the weights' training records, once per weights and seed, kept in ``.cache/``). ``gnn+xgb`` spends about 40% of wall-clock in the cost model, over
-the 10% limit, so the development runs left it after six tasks, and ``gnn-long`` and XGBModel
-after seed 0 of every task (the choice reads ``gnn-head`` against ``gnn`` alone). A report of
-other models than a section's usual ones goes to its own ``--section`` (and plot and numbers);
-without XGBModel it has the variants' table and no plot::
+trained on the weights' training records, once per weights and seed, kept in ``.cache/``).
+``gnn+xgb`` spends about 40% of wall-clock in the cost model, over the 10% limit, so the development
+runs left it after six tasks, and ``gnn-long`` and XGBModel after seed 0 of every task (the choice
+reads ``gnn-head`` against ``gnn`` alone). A report of other models than a section's usual ones goes
+to its own ``--section`` (and plot and numbers); without XGBModel it has the variants' table and
+no plot::
 
     .venv/bin/python benchmarks/tune_tasks.py --set dev --models gnn xgb gnn-long gnn-head
     .venv/bin/python benchmarks/tune_tasks.py --report-only --set dev --models gnn gnn-head \\

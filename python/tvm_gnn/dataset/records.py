@@ -51,9 +51,10 @@ def samples(folder, max_line: int | None = None) -> tuple[list[Sample], dbfile.R
     return out, scan
 
 
-def tuning_records(folder: Path, max_line: int | None = None):
+def tuning_records(folder: Path, max_line: int | None = None, lines=None):
     """``(sample, TuningRecord or exception)`` for every valid record of a network folder (of
-    its first ``max_line`` record lines, if given).
+    its first ``max_line`` record lines, if given; of the record lines in ``lines`` only, if
+    given: the others are not rebuilt).
 
     Records are rebuilt line by line (``JSONDatabase.get_all_tuning_records`` does not keep file
     order). A record TVM cannot rebuild comes with the exception instead of a TuningRecord, so
@@ -67,6 +68,8 @@ def tuning_records(folder: Path, max_line: int | None = None):
     wl_lines = (plain / dbfile.WORKLOAD_FILE).read_text().splitlines()
     workloads: dict[int, object] = {}
     for s in got:
+        if lines is not None and s.line not in lines:
+            continue
         rec = by_line[s.line]
         try:
             if rec.workload not in workloads:
