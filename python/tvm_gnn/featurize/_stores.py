@@ -68,17 +68,22 @@ class _State:
         self.bytes = {}
 
 
+def _access(node, st):
+    """A load's or store's buffer (its hash) and index trees; records where it happens."""
+    buf = node.buffer
+    key = hash(buf)
+    st.buffers[key] = buf
+    st.paths.setdefault(key, []).append(tuple(st.path))
+    return key, [tree(i, st.vars) for i in items(node.indices)]
+
+
 def _value(e, st, counts, accesses, loads):
     """Count the arithmetic of a stored value (once per execution) and collect its loads: by
     buffer in ``accesses``, and as ``(buffer, indices)`` in ``loads``, whose arithmetic is counted
     once the buffers are placed (:func:`_store_row`)."""
     name = type(e).__name__
     if name == "BufferLoad":
-        buf = e.buffer
-        key = hash(buf)
-        st.buffers[key] = buf
-        st.paths.setdefault(key, []).append(tuple(st.path))
-        idx = [tree(i, st.vars) for i in items(e.indices)]
+        key, idx = _access(e, st)
         loads.append((key, idx))
         acc = accesses.get(key)
         if acc is None:
@@ -177,11 +182,7 @@ def _visit(s, st):
             _visit(block.init, st)
         _visit(block.body, st)
     elif name == "BufferStore":
-        buf = s.buffer
-        key = hash(buf)
-        st.buffers[key] = buf
-        st.paths.setdefault(key, []).append(tuple(st.path))
-        indices = [tree(i, st.vars) for i in items(s.indices)]
+        key, indices = _access(s, st)
         vname = type(s.value).__name__
         if vname == "IntImm" or vname == "FloatImm":
             # TVM gives constant stores (initializations) no row; they still place and size

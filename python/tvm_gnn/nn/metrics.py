@@ -55,6 +55,27 @@ def _stratified_error(acc: np.ndarray, strata: np.ndarray) -> float:
     return float(np.mean(1.0 - np.mean(per, axis=0)))
 
 
+def _bootstrap(stat, acc_a, acc_b, strata, n_boot: int, level: float, seed: int):
+    """``(stat, low, high)`` of ``stat(acc_a, acc_b, strata)`` with its percentile bootstrap
+    interval: each replicate draws, within every stratum, as many workloads as it has, with
+    replacement, the same draw for both models and all their runs. Workloads without a pair in
+    either model are left out."""
+    acc_a, acc_b = np.atleast_2d(acc_a), np.atleast_2d(acc_b)
+    strata = np.asarray(strata)
+    keep = ~(np.isnan(acc_a).all(axis=0) | np.isnan(acc_b).all(axis=0))
+    acc_a, acc_b, strata = acc_a[:, keep], acc_b[:, keep], strata[keep]
+    point = stat(acc_a, acc_b, strata)
+    rng = np.random.default_rng(seed)
+    members = [np.nonzero(strata == s)[0] for s in np.unique(strata)]
+    values = np.empty(n_boot)
+    for b in range(n_boot):
+        idx = np.concatenate([rng.choice(m, size=len(m), replace=True) for m in members])
+        values[b] = stat(acc_a[:, idx], acc_b[:, idx], strata[idx])
+    tail = (1.0 - level) / 2 * 100
+    low, high = np.nanpercentile(values, [tail, 100 - tail])
+    return point, float(low), float(high)
+
+
 def bootstrap_error_ratio(
     acc_a, acc_b, strata, n_boot: int = 2000, level: float = 0.95, seed: int = 0
 ) -> tuple[float, float, float]:
@@ -64,20 +85,11 @@ def bootstrap_error_ratio(
     replacement; the same draw applies to both models and to all their runs, so the interval
     reflects which workloads happened to be measured, with the seeds' spread averaged in.
     """
-    acc_a, acc_b = np.atleast_2d(acc_a), np.atleast_2d(acc_b)
-    strata = np.asarray(strata)
-    keep = ~(np.isnan(acc_a).all(axis=0) | np.isnan(acc_b).all(axis=0))
-    acc_a, acc_b, strata = acc_a[:, keep], acc_b[:, keep], strata[keep]
-    point = error_ratio(acc_a, acc_b, strata)
-    rng = np.random.default_rng(seed)
-    members = [np.nonzero(strata == s)[0] for s in np.unique(strata)]
-    ratios = np.empty(n_boot)
-    for b in range(n_boot):
-        idx = np.concatenate([rng.choice(m, size=len(m), replace=True) for m in members])
-        ratios[b] = error_ratio(acc_a[:, idx], acc_b[:, idx], strata[idx])
-    tail = (1.0 - level) / 2 * 100
-    low, high = np.nanpercentile(ratios, [tail, 100 - tail])
-    return point, float(low), float(high)
+    return _bootstrap(error_ratio, acc_a, acc_b, strata, n_boot, level, seed)
+
+
+def _difference(acc_a, acc_b, strata) -> float:
+    return _stratified_error(acc_b, strata) - _stratified_error(acc_a, strata)
 
 
 def bootstrap_pairwise_difference(
@@ -86,24 +98,7 @@ def bootstrap_pairwise_difference(
     """``(difference, low, high)``: model a's pairwise accuracy minus model b's (each averaged
     as :func:`error_ratio` does) and its percentile bootstrap interval, resampled as
     :func:`bootstrap_error_ratio` resamples."""
-    acc_a, acc_b = np.atleast_2d(acc_a), np.atleast_2d(acc_b)
-    strata = np.asarray(strata)
-    keep = ~(np.isnan(acc_a).all(axis=0) | np.isnan(acc_b).all(axis=0))
-    acc_a, acc_b, strata = acc_a[:, keep], acc_b[:, keep], strata[keep]
-
-    def diff(a, b, s):
-        return _stratified_error(b, s) - _stratified_error(a, s)
-
-    point = diff(acc_a, acc_b, strata)
-    rng = np.random.default_rng(seed)
-    members = [np.nonzero(strata == s)[0] for s in np.unique(strata)]
-    diffs = np.empty(n_boot)
-    for b in range(n_boot):
-        idx = np.concatenate([rng.choice(m, size=len(m), replace=True) for m in members])
-        diffs[b] = diff(acc_a[:, idx], acc_b[:, idx], strata[idx])
-    tail = (1.0 - level) / 2 * 100
-    low, high = np.nanpercentile(diffs, [tail, 100 - tail])
-    return point, float(low), float(high)
+    return _bootstrap(_difference, acc_a, acc_b, strata, n_boot, level, seed)
 
 
 def mean_top1(scores, labels, groups) -> float:
