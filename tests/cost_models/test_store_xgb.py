@@ -23,6 +23,10 @@ def test_random_until_warm_up_then_learns_and_reloads(conv_candidates, tmp_path)
     lat = _latencies(cands)
     model.update(ctx, cands[:16], runner_results(lat[:16]))
     assert model.booster is None and model.predict(ctx, cands).shape == (48,)
+    model.save(str(tmp_path / "early.json"))  # before any training: the data alone
+    early = StoreXGBModel()
+    early.load(str(tmp_path / "early.json"))
+    assert early.booster is None and early.data_size == 16
     model.update(ctx, cands[16:32], runner_results(lat[16:32]))
     assert model.booster is not None and model.rounds > 0
     scores = model.predict(ctx, cands)

@@ -16,6 +16,7 @@ XGBModel does (a retrain on everything once the data grew by a fifth).
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import numpy as np
 from tvm.ir.utils import derived_object
@@ -157,9 +158,12 @@ class StoreXGBModel(PyCostModel):
         return out
 
     def save(self, path: str) -> None:
-        """The booster (XGBoost's JSON model) and the measured data beside it (``.npz``)."""
+        """The booster (XGBoost's JSON model; an empty file before any training) and the
+        measured data beside it (``path + ".data.npz"``)."""
         if self.booster is not None:
             self.booster.save_model(path)
+        else:
+            Path(path).write_bytes(b"")
         keys = sorted(self.data)
         np.savez(
             path + ".data.npz",
@@ -172,7 +176,7 @@ class StoreXGBModel(PyCostModel):
     def load(self, path: str) -> None:
         import xgboost as xgb
 
-        self.booster = xgb.Booster(model_file=path)
+        self.booster = xgb.Booster(model_file=path) if Path(path).stat().st_size else None
         with np.load(path + ".data.npz") as z:
             keys = [str(k) for k in z["keys"]]
             self.rounds = int(z["rounds"])
