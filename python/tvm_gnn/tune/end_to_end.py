@@ -34,7 +34,7 @@ from ..measure.runner import COLD_MEASURE, SEARCH_POPULATION, make_runner
 from ..nn.checkpoint import read_info
 from ..resources import PRETRAINED
 from .compile import COMPILE_VERSION, compile_check_time
-from .workload import metaschedule_console_level
+from .workload import metaschedule_console_level, metaschedule_logger_ready
 
 logger = logging.getLogger(__name__)
 
@@ -242,7 +242,7 @@ def _tune_relax(mod, target, work_dir: Path, cost_model, curve, trials: int, st:
         search = ms.search_strategy.EvolutionarySearch(population_size=population)
     metaschedule_console_level()
     builder = make_builder()
-    with ms.Profiler() as profiler:
+    with ms.Profiler() as profiler, metaschedule_logger_ready():
         try:
             database = ms.relax_integration.tune_relax(
                 mod=mod, params={}, target=target, work_dir=str(work_dir),

@@ -5,6 +5,7 @@ model and a progress bar.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 
@@ -17,6 +18,9 @@ from ..costs import result_cost
 from ..measure.builder import make_builder
 from ..measure.runner import SEARCH_POPULATION
 
+#: MetaSchedule's logger
+MS_LOGGER = "tvm.s_tir.meta_schedule"
+
 
 def metaschedule_console_level() -> None:
     """What MetaSchedule prints on the console in the next tuning call: its INFO lines (task
@@ -27,9 +31,26 @@ def metaschedule_console_level() -> None:
     starts, and then sets the logger to DEBUG, so this is called before every call.
     """
     verbose = logging.getLogger("tvm_gnn").isEnabledFor(logging.INFO)
-    logging.getLogger("tvm.s_tir.meta_schedule").setLevel(
-        logging.INFO if verbose else logging.WARNING
-    )
+    logging.getLogger(MS_LOGGER).setLevel(logging.INFO if verbose else logging.WARNING)
+
+
+@contextlib.contextmanager
+def metaschedule_logger_ready():
+    """MetaSchedule rebuilds its logging from its logger's handlers by name and fails on any
+    handler it did not configure itself (``'NoneType' object has no attribute 'format'`` for
+    an unnamed one, ``Unable to configure logger`` for a named one). Such handlers (a user's, a
+    test harness's) are set aside for the call and put back after it."""
+    ms_logger = logging.getLogger(MS_LOGGER)
+    foreign = [
+        h for h in ms_logger.handlers if not (h.get_name() or "").startswith(MS_LOGGER + ".")
+    ]
+    for h in foreign:
+        ms_logger.removeHandler(h)
+    try:
+        yield
+    finally:
+        for h in foreign:
+            ms_logger.addHandler(h)
 
 
 @derived_object
@@ -110,19 +131,23 @@ def tune_tir(
     metaschedule_console_level()
     own = make_builder() if builder is None else None  # closed here, a caller's is not
     try:
-        db = ms.tune_tir(
-            mod=mod,
-            target=target,
-            work_dir=work_dir,
-            max_trials_global=max_trials,
-            num_trials_per_iter=num_trials_per_iter,
-            builder=builder or own,
-            runner=runner,
-            cost_model=model,
-            measure_callbacks=[*ms.measure_callback.MeasureCallback.create("default"), callback],
-            seed=seed,
-            strategy=ms.search_strategy.EvolutionarySearch(population_size=population),
-        )
+        with metaschedule_logger_ready():
+            db = ms.tune_tir(
+                mod=mod,
+                target=target,
+                work_dir=work_dir,
+                max_trials_global=max_trials,
+                num_trials_per_iter=num_trials_per_iter,
+                builder=builder or own,
+                runner=runner,
+                cost_model=model,
+                measure_callbacks=[
+                    *ms.measure_callback.MeasureCallback.create("default"),
+                    callback,
+                ],
+                seed=seed,
+                strategy=ms.search_strategy.EvolutionarySearch(population_size=population),
+            )
     finally:
         callback.close()
         if own is not None:
