@@ -51,6 +51,22 @@ def llvm_target():
     return target_from("llvm", num_cores=2)
 
 
+def tiny_tune(model, tmp_path, target, trials=32):
+    """A real MetaSchedule run of :func:`matmul64` guided by ``model``, 16 trials a round:
+    ``(database, progress)`` of :func:`tvm_gnn.tune.workload.tune_tir`."""
+    from tvm_gnn.tune.workload import tune_tir
+
+    return tune_tir(
+        matmul64,
+        target,
+        str(tmp_path),
+        max_trials=trials,
+        num_trials_per_iter=16,
+        cost_model=model,
+        progress=False,
+    )
+
+
 @pytest.fixture(scope="session")
 def conv_candidates(llvm_target):
     """48 post-processed random candidates of ResNet-18's 3x3 conv2d, with their TuneContext."""

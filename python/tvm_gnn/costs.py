@@ -11,12 +11,17 @@ is measured with ``repeat=1`` (one time per record), where median and mean agree
 
 from __future__ import annotations
 
+import logging
 import math
 
 import numpy as np
 
+logger = logging.getLogger(__name__)
+
 #: Cost of a failed build or run, as MetaSchedule's XGBModel and its databases write it.
 FAILED_COST = 1e10
+#: The score a cost model gives a candidate it cannot featurize: below every real score.
+FAILED_SCORE = -1e10
 
 
 def run_cost(run_secs) -> float | None:
@@ -41,3 +46,27 @@ def result_cost(builder_result, runner_result) -> float | None:
     if runner_result.error_msg:
         return None
     return run_cost(runner_result.run_secs)
+
+
+def label_cost(runner_result) -> float:
+    """The cost of a RunnerResult for a cost model's online labels (:func:`result_cost`), or
+    :data:`FAILED_COST` for a failed or invalid run (run times that are not finite positive
+    numbers are logged)."""
+    cost = result_cost(None, runner_result)
+    if cost is None:
+        if runner_result.error_msg is None and runner_result.run_secs:
+            logger.warning(
+                "discarding invalid run times %s (treated as a failed run)",
+                [float(s) for s in runner_result.run_secs],
+            )
+        return FAILED_COST
+    return cost
+
+
+def relative_labels(costs: np.ndarray) -> np.ndarray:
+    """Labels of one workload's costs as TVM's XGBModel makes them: ``min cost / cost`` (1 for
+    the fastest), a failed run 0; all zeros when every run failed."""
+    ok = costs < FAILED_COST
+    if not ok.any():
+        return np.zeros(len(costs))
+    return np.where(ok, costs[ok].min() / costs, 0.0)

@@ -6,11 +6,11 @@ import numpy as np
 import tvm
 from tvm.s_tir import meta_schedule as ms
 
-from tvm_gnn.cost_models.store_xgb import FAILED_SCORE, StoreXGBModel, _labels
+from tvm_gnn.cost_models.store_xgb import StoreXGBModel
+from tvm_gnn.costs import FAILED_SCORE, relative_labels
 from tvm_gnn.dataset.groups import runner_results
-from tvm_gnn.tune.workload import tune_tir
 
-from ..conftest import add_one, matmul64
+from ..conftest import add_one, matmul64, tiny_tune
 
 
 def _latencies(cands, seed=0):
@@ -49,7 +49,7 @@ def test_labels_are_xgbmodels_and_failures_label_zero(conv_candidates):
     model.update(ctx, cands[:3], results)
 
     ((_, costs),) = model.data.values()
-    np.testing.assert_allclose(_labels(costs), [0.5, 1.0, 0.0])
+    np.testing.assert_allclose(relative_labels(costs), [0.5, 1.0, 0.0])
 
 
 def test_a_candidate_without_features_scores_low_with_a_warning(conv_candidates, caplog):
@@ -78,14 +78,6 @@ def test_fit_groups_is_deterministic_under_its_seed(conv_candidates):
 def test_real_tuning_run(tmp_path, llvm_target):
     # warms up on the first 16 measurements, trains, guides the other 16
     model = StoreXGBModel(seed=0, num_warmup_samples=16)
-    db, progress = tune_tir(
-        matmul64,
-        llvm_target,
-        str(tmp_path),
-        max_trials=32,
-        num_trials_per_iter=16,
-        cost_model=model,
-        progress=False,
-    )
+    db, progress = tiny_tune(model, tmp_path, llvm_target)
     assert len(db.get_all_tuning_records()) == 32 and progress.errors == 0
     assert model.booster is not None and model.data_size == 32

@@ -30,7 +30,7 @@ from tvm.ir.utils import derived_object
 from tvm.s_tir.meta_schedule.cost_model import PyCostModel
 from tvm.s_tir.meta_schedule.utils import shash2hex
 
-from ..costs import FAILED_COST, result_cost
+from ..costs import FAILED_SCORE, label_cost
 from ..errors import CheckpointError
 from ..featurize.graph import featurize_candidates
 from ..nn import checkpoint
@@ -44,10 +44,6 @@ from .online import HEAD_STEPS, ONLINE_MODES, head_rows, training_graphs
 from .scoring import RoundReference, predict_candidates
 
 logger = logging.getLogger(__name__)
-
-#: Score of a candidate that could not be featurized: below any model output.
-FAILED_SCORE = -1e10
-
 
 #: A trained model retrains online only after at least this many new measurements: a pretrained
 #: model would otherwise retrain after every search round.
@@ -89,20 +85,6 @@ def _widen(graphs, path, model):
     for g in graphs:
         g.x = torch.nn.functional.pad(g.x, (0, NUM_FEATURES - width))
     return graphs
-
-
-def _label_cost(result) -> float:
-    """The cost of a RunnerResult for the online labels (:func:`tvm_gnn.costs.result_cost`), or
-    FAILED_COST for a failed or invalid run."""
-    cost = result_cost(None, result)
-    if cost is None:
-        if result.error_msg is None and result.run_secs:
-            logger.warning(
-                "discarding invalid run times %s (treated as a failed run)",
-                [float(s) for s in result.run_secs],
-            )
-        return FAILED_COST
-    return cost
 
 
 @derived_object
@@ -263,7 +245,7 @@ class GNNModel(PyCostModel):
                 len(errors),
                 errors[0],
             )
-        costs = [_label_cost(r) for r in results]
+        costs = [label_cost(r) for r in results]
         keep = [i for i, g in enumerate(graphs) if g is not None]
         if not keep:
             return

@@ -6,10 +6,9 @@ candidates' graphs and costs) labelled within each workload as ``min cost / cost
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 
-from ..costs import FAILED_COST
+from ..costs import FAILED_COST, relative_labels
 from ..nn.training import readouts
 
 #: What ``update`` retrains: ``"full"`` (the GNN, ``ONLINE_TRAIN``) or ``"head"`` (the MLP head
@@ -18,12 +17,6 @@ ONLINE_MODES = ("full", "head")
 #: Adam steps of one head-only update: the embeddings are computed once per candidate, so a step
 #: costs a head's forward and backward on a few hundred rows.
 HEAD_STEPS = 100
-
-
-def labels(costs: np.ndarray) -> np.ndarray:
-    """Online labels of one workload's costs: ``min cost / cost``, a failed run 0."""
-    ok = costs < FAILED_COST
-    return np.where(ok, costs[ok].min() / costs, 0.0)
 
 
 def _learnable(data: dict):
@@ -37,7 +30,7 @@ def training_graphs(data: dict) -> list:
     """Copies of the online graphs with their labels (``y``) and workloads (``group``)."""
     out = []
     for gid, _, graphs, costs in _learnable(data):
-        for g, y in zip(graphs, labels(costs)):
+        for g, y in zip(graphs, relative_labels(costs)):
             g = g.clone()
             g.y = torch.tensor(float(y))
             g.group = torch.tensor(gid)
@@ -57,7 +50,7 @@ def head_rows(model, data: dict, cache: dict):
             new = readouts(model, graphs[have:])
             cache[key] = done = new if done is None else torch.cat([done, new])
         rows.append(done)
-        ys.append(torch.from_numpy(labels(costs)).float())
+        ys.append(torch.from_numpy(relative_labels(costs)).float())
         groups.append(torch.full((len(graphs),), gid, dtype=torch.long))
     if not rows:
         return None

@@ -23,26 +23,17 @@ from tvm.ir.utils import derived_object
 from tvm.s_tir.meta_schedule.cost_model import PyCostModel
 from tvm.s_tir.meta_schedule.utils import shash2hex
 
-from ..costs import FAILED_COST, result_cost
+from ..costs import FAILED_SCORE, label_cost, relative_labels
 from ..featurize.stores import store_summaries
 from ..measure.hardware import usable_cores
 
 logger = logging.getLogger(__name__)
 
-#: the score of a candidate the features cannot be computed for (as GNNModel's)
-FAILED_SCORE = -1e10
 #: XGBModel's booster settings (``XGBConfig()``), seed aside
 BOOSTER = {"max_depth": 10, "gamma": 0.001, "min_child_weight": 0, "eta": 0.2}
 #: XGBModel's rounds: at most this many, stopping after EARLY_STOP without a better fit
 MAX_ROUNDS = 10000
 EARLY_STOP = 50
-
-
-def _labels(costs: np.ndarray) -> np.ndarray:
-    good = costs[costs < FAILED_COST]
-    if len(good) == 0:
-        return np.zeros(len(costs))
-    return np.where(costs < FAILED_COST, good.min() / costs, 0.0)
 
 
 @derived_object
@@ -99,7 +90,7 @@ class StoreXGBModel(PyCostModel):
         if not self.data:
             return
         x = np.vstack([r for r, _ in self.data.values()])
-        y = np.concatenate([_labels(c) for _, c in self.data.values()])
+        y = np.concatenate([relative_labels(c) for _, c in self.data.values()])
         d = xgb.DMatrix(x, y)
         params = dict(BOOSTER, seed=self.seed, nthread=self.num_threads, eval_metric="rmse")
         self.booster = xgb.train(
@@ -119,11 +110,8 @@ class StoreXGBModel(PyCostModel):
         """Add measured candidates; retrain once the data grew by a fifth (as XGBModel)."""
         if not candidates:
             return
-        costs = []
-        for r in results:
-            c = result_cost(None, r)
-            costs.append(FAILED_COST if c is None else c)
-        self._add(shash2hex(context.mod), candidates, np.asarray(costs, float))
+        costs = np.asarray([label_cost(r) for r in results], float)
+        self._add(shash2hex(context.mod), candidates, costs)
         if self.booster is None and self.data_size < self.num_warmup_samples:
             return
         if self.booster is not None and self.data_size - self.last_train_size < (
