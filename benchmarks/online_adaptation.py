@@ -13,11 +13,17 @@ Models: ``gnn-prior`` (the shipped weights, no update), ``gnn-online`` (``GNNMod
 ships: ``update`` retrains with ``ONLINE_TRAIN``), ``gnn-online-long`` (the same with
 ``--long-epochs`` epochs), ``gnn-online-head`` (``GNNModel(online="head")``: the update trains
 the head alone), ``xgb`` (TVM's XGBModel trained through ``update``, with no warm-up:
-TVM's default scores at random until 100 measurements), and ``gnn+xgb`` (the two scores blended
-as ``GNNModel(ensemble=...)`` does).
+TVM's default scores at random until 100 measurements), ``gnn+xgb`` (the two scores blended
+as ``GNNModel(ensemble=...)`` does), and on request ``gnn-online-refit``
+(``GNNModel(online="refit")``), ``native`` (``StoreXGBModel``, no warm-up)
+and ``gnn+native`` (the GNN's 64 best of the test set reordered with it, as draft then verify
+does). ``--recipe NAME:key=value,...`` adds a GNN whose online update changes those fields of
+``ONLINE_TRAIN`` (the online recipe's candidates); ``--rounds`` gives ``update`` the measured
+programs a search round (16) at a time, as tuning does.
 
-The tasks are the held-out networks': the numbers diagnose, they choose nothing (a variant is
-chosen on training networks' workloads)::
+The tasks are the held-out networks' (``--runs`` another archive: ``tasks-dev/``, the development
+networks'): the numbers diagnose, they choose nothing (a variant is chosen by tuning the
+development networks, ``tune_tasks.py --set dev``)::
 
     .venv/bin/python benchmarks/online_adaptation.py --repeats 3 \\
         --json benchmarks/results/online_adaptation.json
@@ -34,7 +40,19 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-MODELS = ("gnn-prior", "gnn-online", "gnn-online-long", "gnn-online-head", "xgb", "gnn+xgb")
+MODELS = (
+    "gnn-prior",
+    "gnn-online",
+    "gnn-online-long",
+    "gnn-online-head",
+    "xgb",
+    "gnn+xgb",
+    "gnn-online-refit",
+    "native",
+    "gnn+native",
+)
+#: what the committed table shows (``--models``' default)
+DEFAULT_MODELS = MODELS[:6]
 ROUND = 16  # candidates MetaSchedule measures per search round in the tuning benchmark
 
 
@@ -62,33 +80,78 @@ def task_pools(runs: Path):
     return pools
 
 
-def scores_of(pool, train, test, seed: int, long_epochs: int) -> dict[str, np.ndarray]:
-    """Each model's scores of ``test`` after an ``update`` with ``train`` (indices into pool)."""
+#: TrainConfig fields a ``--recipe`` may set, with their types
+RECIPE_FIELDS = {"loss": str, "lr": float, "epochs": int, "batch_size": int, "mse_weight": float}
+
+
+def parse_recipe(text: str) -> tuple[str, dict]:
+    """``NAME:key=value,...`` (keys of :data:`RECIPE_FIELDS`) -> ``("gnn-NAME", changes)``: the
+    shipped online update with those ``ONLINE_TRAIN`` fields changed."""
+    name, _, body = text.partition(":")
+    if not name or not body:
+        raise ValueError(f"recipe {text!r}: expected NAME:key=value,...")
+    changes = {}
+    for item in body.split(","):
+        key, _, value = item.partition("=")
+        if key not in RECIPE_FIELDS:
+            raise ValueError(f"recipe {text!r}: {key!r} is not one of {sorted(RECIPE_FIELDS)}")
+        changes[key] = RECIPE_FIELDS[key](value)
+    return f"gnn-{name}", changes
+
+
+def _measure(model, ctx, measured, results, rounds: bool) -> None:
+    """``update`` as MetaSchedule calls it: one call, or (``rounds``) one per search round."""
+    step = ROUND if rounds else len(measured)
+    for i in range(0, len(measured), step):
+        model.update(ctx, measured[i : i + step], results[i : i + step])
+
+
+def scores_of(pool, train, test, seed: int, args) -> dict[str, np.ndarray]:
+    """Each model's scores of ``test`` after its updates with ``train`` (indices into pool)."""
     from tvm.s_tir.meta_schedule.cost_model.xgb_model import XGBConfig, XGBModel
 
-    from tvm_gnn.cost_models.ensemble import blend
+    from tvm_gnn.cost_models.ensemble import blend, reorder_top
     from tvm_gnn.cost_models.gnn import ONLINE_TRAIN, GNNModel
+    from tvm_gnn.cost_models.store_xgb import StoreXGBModel
     from tvm_gnn.dataset.groups import runner_results
 
     ctx = pool.context
     measured = [pool.candidates[i] for i in train]
     results = runner_results([pool.latencies[i] for i in train])
     shown = [pool.candidates[i] for i in test]
+    wanted = set(args.models) | set(args.recipes)
+    out = {}
+
+    def gnn(name, **kw):
+        model = GNNModel(seed=seed, **kw)
+        _measure(model, ctx, measured, results, args.rounds)
+        out[name] = model.predict(ctx, shown)
+
     online = GNNModel(seed=seed)
-    out = {"gnn-prior": online.predict(ctx, shown)}  # before its update: the shipped weights
-    online.update(ctx, measured, results)
+    if "gnn-prior" in wanted:
+        out["gnn-prior"] = online.predict(ctx, shown)  # before its update: the shipped weights
+    _measure(online, ctx, measured, results, args.rounds)
     out["gnn-online"] = online.predict(ctx, shown)
-    long = GNNModel(seed=seed, train_config=dataclasses.replace(ONLINE_TRAIN, epochs=long_epochs))
-    long.update(ctx, measured, results)
-    out["gnn-online-long"] = long.predict(ctx, shown)
-    head = GNNModel(seed=seed, online="head")
-    head.update(ctx, measured, results)
-    out["gnn-online-head"] = head.predict(ctx, shown)
-    xgb = XGBModel(num_warmup_samples=0, num_tuning_cores=1, config=XGBConfig(seed=seed))
-    xgb.update(ctx, measured, results)
-    out["xgb"] = np.asarray(xgb.predict(ctx, shown), dtype=np.float64)
-    out["gnn+xgb"] = blend(out["gnn-online"], out["xgb"])
-    return out
+    if "gnn-online-long" in wanted:
+        long = dataclasses.replace(ONLINE_TRAIN, epochs=args.long_epochs)
+        gnn("gnn-online-long", train_config=long)
+    if "gnn-online-head" in wanted:
+        gnn("gnn-online-head", online="head")
+    if "gnn-online-refit" in wanted:
+        gnn("gnn-online-refit", online="refit")
+    for name, changes in args.recipes.items():
+        gnn(name, train_config=dataclasses.replace(ONLINE_TRAIN, **changes))
+    if wanted & {"xgb", "gnn+xgb"}:
+        xgb = XGBModel(num_warmup_samples=0, num_tuning_cores=1, config=XGBConfig(seed=seed))
+        _measure(xgb, ctx, measured, results, args.rounds)
+        out["xgb"] = np.asarray(xgb.predict(ctx, shown), dtype=np.float64)
+        out["gnn+xgb"] = blend(out["gnn-online"], out["xgb"])
+    if wanted & {"native", "gnn+native"}:
+        native = StoreXGBModel(num_warmup_samples=0, seed=seed)
+        _measure(native, ctx, measured, results, args.rounds)
+        out["native"] = np.asarray(native.predict(ctx, shown), dtype=np.float64)
+        out["gnn+native"] = reorder_top(out["gnn-online"], lambda idx: out["native"][idx], 64)
+    return {m: v for m, v in out.items() if m in wanted}
 
 
 def metrics(scores: np.ndarray, lat: np.ndarray) -> dict:
@@ -115,7 +178,7 @@ def run(args) -> list[dict]:
         order = rng.permutation(len(pool.latencies))
         train, test = order[: args.measured], order[args.measured :][: args.test]
         lat = np.asarray([pool.latencies[i] for i in test])
-        for model, s in scores_of(pool, train, test, rep, args.long_epochs).items():
+        for model, s in scores_of(pool, train, test, rep, args).items():
             row = {"task": task, "repeat": rep, "model": model, "pool": len(pool.latencies)}
             rows.append(row | metrics(s, lat))
     return rows
@@ -149,7 +212,8 @@ def render(rows: list[dict], args) -> str:
         "|---|---:|---:|---:|---:|",
     ]
     base_pw, base_rb = _per_task(rows, tasks, "gnn-online")
-    for m in (m for m in MODELS if any(r["model"] == m for r in rows)):  # those it has rows of
+    order = list(MODELS) + sorted({r["model"] for r in rows} - set(MODELS))  # recipes last
+    for m in (m for m in order if any(r["model"] == m for r in rows)):  # those it has rows of
         pw, rb = _per_task(rows, tasks, m)
         paired = (
             "| - | - |"
@@ -172,13 +236,43 @@ def parse(argv=None) -> argparse.Namespace:
     p.add_argument("--measured", type=int, default=32, help="programs given to update")
     p.add_argument("--test", type=int, default=192, help="programs ranked per task and repeat")
     p.add_argument("--long-epochs", type=int, default=64, help="gnn-online-long's epochs")
+    p.add_argument(
+        "--models",
+        nargs="+",
+        choices=MODELS,
+        default=list(DEFAULT_MODELS),
+        help="(gnn-online always)",
+    )
+    p.add_argument(
+        "--recipe",
+        action="append",
+        default=[],
+        metavar="NAME:KEY=VALUE,...",
+        help="also a GNN whose online update changes these ONLINE_TRAIN fields "
+        f"({', '.join(RECIPE_FIELDS)}), reported as gnn-NAME; repeatable",
+    )
+    p.add_argument(
+        "--rounds",
+        action="store_true",
+        help=f"give the measured programs to update {ROUND} at a time, as a search's rounds do "
+        "(default: one call)",
+    )
     p.add_argument("--threads", type=int, default=1, help="torch threads (default: 1)")
     p.add_argument("--json", type=Path, default=None, help="also write the rows here")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument(
         "--report-only", action="store_true", help="print the tables from --json, compute nothing"
     )
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    try:
+        args.recipes = dict(parse_recipe(r) for r in args.recipe)
+        from tvm_gnn.nn.config import TrainConfig
+
+        for changes in args.recipes.values():
+            dataclasses.replace(TrainConfig(), **changes)  # a loss it does not know, say
+    except ValueError as err:
+        p.error(str(err))
+    return args
 
 
 def main(argv=None) -> int:

@@ -13,17 +13,29 @@ BOOTSTRAP = 2000
 
 #: candidates measured per search round
 PER_ROUND = 16
-MODELS = ("gnn", "xgb", "random", "gnn+xgb", "gnn-long", "gnn-head", "gnn+native", "xgb-pretrained")
+MODELS = (
+    "gnn",
+    "xgb",
+    "random",
+    "gnn+xgb",
+    "gnn-long",
+    "gnn-head",
+    "gnn-refit",
+    "gnn+native",
+    "xgb-pretrained",
+)
 #: the models tuned and reported unless ``--models`` says otherwise. Opt-in: ``gnn+xgb``, the GNN
 #: blended with an XGBModel that learns during the search; ``gnn-long``, the GNN whose online
 #: update runs :data:`LONG_EPOCHS` epochs instead of ``ONLINE_TRAIN``'s 8; ``gnn-head``, the GNN
-#: whose online update trains its head alone (``GNNModel(online="head")``); ``gnn+native``, the
+#: whose online update trains its head alone (``GNNModel(online="head")``); ``gnn-refit``, the
+#: GNN whose online update trains anew from the shipped weights on every measurement of the run
+#: (``GNNModel(online="refit")``); ``gnn+native``, the
 #: GNN whose 64 best candidates of each call are reordered with an XGBoost on native per-store
 #: features that learns during the search (draft then verify); ``xgb-pretrained``, XGBModel first
 #: trained on the records the GNN weights trained on (the fair peer)
 DEFAULT_MODELS = ("gnn", "xgb", "random")
 #: models that start from GNN weights: their runs record the weights' digest
-GNN_MODELS = ("gnn", "gnn+xgb", "gnn-long", "gnn-head", "gnn+native")
+GNN_MODELS = ("gnn", "gnn+xgb", "gnn-long", "gnn-head", "gnn-refit", "gnn+native")
 #: models whose runs depend on the GNN weights (their training records): keyed by their digest
 WEIGHTED_MODELS = GNN_MODELS + ("xgb-pretrained",)
 #: gnn-long's online epochs (benchmarks/online_adaptation.py's gnn-online-long)

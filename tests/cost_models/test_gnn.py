@@ -146,6 +146,32 @@ def test_head_update_moves_only_the_head_at_every_update_and_learns_the_order(co
     assert model.last_train_size == 24
 
 
+def test_refit_trains_anew_from_the_starting_weights_each_time(conv_candidates):
+    """online="refit": every retrain starts from the weights the model loaded, on all the
+    measurements; the same data gives the same weights again, where the full update would go on
+    from where it stopped."""
+    import dataclasses
+
+    from tvm_gnn.cost_models.gnn import REFIT_TRAIN
+
+    ctx, cands = conv_candidates
+    quick = dataclasses.replace(REFIT_TRAIN, epochs=3, patience=3, max_seconds=None)
+    model = GNNModel(online="refit", train_config=quick)
+    start = {k: v.clone() for k, v in model.model.state_dict().items()}
+    model.update(ctx, cands[:40], _results(40))
+    assert model.last_train_size == 40
+    first = {k: v.clone() for k, v in model.model.state_dict().items()}
+    assert any(not torch.equal(first[k], start[k]) for k in start)
+    model._retrain()  # the same measurements again: the same start, the same weights
+    for k, v in model.model.state_dict().items():
+        assert torch.equal(v, first[k]), k
+    full = GNNModel(train_config=quick)
+    full.update(ctx, cands[:40], _results(40))
+    once = {k: v.clone() for k, v in full.model.state_dict().items()}
+    full._retrain()
+    assert any(not torch.equal(v, once[k]) for k, v in full.model.state_dict().items())
+
+
 def test_an_unknown_online_update_is_refused():
     with pytest.raises(ValueError, match="unknown online update 'partial'"):
         GNNModel(pretrained=False, online="partial")

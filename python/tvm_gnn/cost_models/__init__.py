@@ -7,7 +7,16 @@ Importing this package is cheap (the command line reads :data:`COST_MODELS` with
 """
 
 #: Cost models that ``tvm-gnn demo`` and ``tvm-gnn tune`` can search with.
-COST_MODELS = ("gnn", "gnn-head", "xgb", "xgb-pretrained", "random", "gnn+xgb", "gnn+native")
+COST_MODELS = (
+    "gnn",
+    "gnn-head",
+    "gnn-refit",
+    "xgb",
+    "xgb-pretrained",
+    "random",
+    "gnn+xgb",
+    "gnn+native",
+)
 
 
 def __getattr__(name):

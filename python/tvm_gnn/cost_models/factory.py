@@ -12,6 +12,7 @@ from . import COST_MODELS
 GNN_KINDS = {
     "gnn": {},
     "gnn-head": {"online": "head"},
+    "gnn-refit": {"online": "refit"},
     "gnn+xgb": {"ensemble": "xgb"},
     "gnn+native": {"ensemble": "native", "ensemble_top": 64},
 }
@@ -26,6 +27,8 @@ def make_cost_model(
     scratch (TVM's default); ``xgb-pretrained``: XGBModel first trained on the records under
     ``data`` that the GNN checkpoint was trained on; ``random``: TVM's RandomModel;
     ``gnn-head``: GNNModel whose online update trains its MLP head alone (``online="head"``);
+    ``gnn-refit``: GNNModel whose online update trains anew from the starting weights on every
+    measurement, early-stopping on a held-back part (``online="refit"``);
     ``gnn+xgb``: GNNModel blended with an XGBModel that learns during the search
     (:mod:`.ensemble`); ``gnn+native``: GNNModel whose 64 best candidates of each call are
     reordered with a StoreXGBModel that learns during the search (draft then verify).

@@ -20,6 +20,7 @@ never stops a tuning run.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import logging
 from pathlib import Path
@@ -40,7 +41,7 @@ from ..nn.schema import NUM_FEATURES, FeaturizerConfig
 from ..nn.training import TrainConfig, fit, fit_head
 from ..resources import PRETRAINED
 from .ensemble import BlendScale, make_partner, partner_ready, with_partner
-from .online import HEAD_STEPS, ONLINE_MODES, head_rows, training_graphs
+from .online import HEAD_STEPS, ONLINE_MODES, head_rows, held_back, training_graphs
 from .scoring import RoundReference, predict_candidates
 
 logger = logging.getLogger(__name__)
@@ -68,6 +69,18 @@ ONLINE_TRAIN = TrainConfig(
     max_seconds=20.0,  # the update's wall-clock bound per call
     seed=0,  # GNNModel passes its own seed (dataclasses.replace) at each update
     device="cpu",
+)
+
+#: ``online="refit"``: each retrain starts again from the weights the model started from and
+#: trains on all of the tuning run's measurements (set before any measurement of it: the
+#: online-learning issue's item 2 measures it)
+REFIT_TRAIN = dataclasses.replace(
+    ONLINE_TRAIN,
+    epochs=40,  # at most: early stopping on the held-back measurements ends it
+    batch_size=32,  # the offline recipe's: a few steps an epoch on a run's measurements
+    loss="lambdarank",  # the shipped weights' loss: the fast end of the order counts most
+    patience=5,  # epochs without a better held-back pairwise accuracy
+    max_seconds=10.0,  # per retrain
 )
 
 
@@ -114,11 +127,13 @@ class GNNModel(PyCostModel):
         Candidates per chunk in ``predict``: one chunk is featurized while the GNN scores the
         previous one (128 is faster than 256 on 2 cores: docs/benchmarks.md, "Featurize + predict
         throughput").
-    online : {"full", "head"}
+    online : {"full", "head", "refit"}
         What ``update`` retrains (:data:`ONLINE_MODES`): the whole GNN with ``train_config``
         once the data grew by a fifth (default), or, once the model is trained, only its head
         for :data:`HEAD_STEPS` steps at every update, on the embeddings of all measured
-        candidates (opt-in).
+        candidates (opt-in), or (``"refit"``, opt-in) the whole GNN once the data grew by a
+        fifth, each time from the weights it started from (or loaded) on all measurements with
+        :data:`REFIT_TRAIN` (``train_config`` if given), early-stopping on a held-back fifth.
     ensemble : "xgb" or a cost model, optional
         Blend the scores with this model's (:mod:`.ensemble`; ``"xgb"``: TVM's XGBModel from
         scratch), which learns from the same ``update`` calls. Opt-in: it predicts at XGBModel's
@@ -154,7 +169,7 @@ class GNNModel(PyCostModel):
         self._blend = BlendScale()
         self._reference = RoundReference()  # the mean readout a compare model scores against
         self.num_warmup_samples = num_warmup_samples
-        self.train_config = train_config or ONLINE_TRAIN
+        self.train_config = train_config or (REFIT_TRAIN if online == "refit" else ONLINE_TRAIN)
         self.seed = seed
         self.predict_batch_size = predict_batch_size
         self._rng = np.random.default_rng(seed)
@@ -170,6 +185,7 @@ class GNNModel(PyCostModel):
             torch.manual_seed(seed)
             self.model = default_gnn(embedding)
             self.featurizer = featurizer or FeaturizerConfig()
+            self._anchor = None
 
     # -- persistence ---------------------------------------------------------------------------
     def load(self, path: str) -> None:
@@ -211,6 +227,7 @@ class GNNModel(PyCostModel):
         self._blend.reset()
         self._reference.reset()
         self._readouts = {}
+        self._anchor = None  # the weights a refit starts from: these, as loaded
 
     def save(self, path: str) -> None:
         """Save weights, config, vocabulary and online data, atomically."""
@@ -271,8 +288,14 @@ class GNNModel(PyCostModel):
         train = training_graphs(self.data)
         if not train:
             return
-        cfg = self.train_config
-        hist = fit(self.model, train, None, dataclasses.replace(cfg, seed=self.seed))
+        cfg = dataclasses.replace(self.train_config, seed=self.seed)
+        val = None
+        if self.online == "refit":
+            if self._anchor is None:
+                self._anchor = copy.deepcopy(self.model.state_dict())
+            self.model.load_state_dict(self._anchor)
+            train, val = held_back(train, self.seed + self.data_size)
+        hist = fit(self.model, train, val or None, cfg)
         self._readouts = {}  # the layers changed
         self.last_train_size = self.data_size
         self.trained = True

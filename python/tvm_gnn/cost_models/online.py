@@ -6,14 +6,19 @@ candidates' graphs and costs) labelled within each workload as ``min cost / cost
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from ..costs import FAILED_COST, relative_labels
 from ..nn.training import readouts
 
-#: What ``update`` retrains: ``"full"`` (the GNN, ``ONLINE_TRAIN``) or ``"head"`` (the MLP head
-#: alone, :data:`HEAD_STEPS` full-batch steps at ``train_config``'s learning rate).
-ONLINE_MODES = ("full", "head")
+#: What ``update`` retrains: ``"full"`` (the GNN, ``ONLINE_TRAIN``), ``"head"`` (the MLP head
+#: alone, :data:`HEAD_STEPS` full-batch steps at ``train_config``'s learning rate) or ``"refit"``
+#: (the GNN trained anew from its starting weights on every measurement, ``REFIT_TRAIN``, early
+#: stopping on a held-back part: :func:`held_back`).
+ONLINE_MODES = ("full", "head", "refit")
+#: The part of each workload's measurements a refit holds back to stop on (every k-th, at random)
+HOLD_BACK = 5
 #: Adam steps of one head-only update: the embeddings are computed once per candidate, so a step
 #: costs a head's forward and backward on a few hundred rows.
 HEAD_STEPS = 100
@@ -55,3 +60,17 @@ def head_rows(model, data: dict, cache: dict):
     if not rows:
         return None
     return torch.cat(rows), torch.cat(ys), torch.cat(groups)
+
+
+def held_back(graphs: list, seed: int) -> tuple[list, list]:
+    """``(train, val)`` of :func:`training_graphs`' output: about one graph in :data:`HOLD_BACK`
+    of each workload, drawn under ``seed``, goes to ``val`` (none of a workload with fewer than
+    ``2 * HOLD_BACK`` graphs: too few to rank). ``val`` may be empty."""
+    rng = np.random.default_rng(seed)
+    groups = np.array([int(g.group) for g in graphs])
+    val = np.zeros(len(graphs), dtype=bool)
+    for gid in np.unique(groups):
+        idx = np.nonzero(groups == gid)[0]
+        if len(idx) >= 2 * HOLD_BACK:
+            val[rng.choice(idx, len(idx) // HOLD_BACK, replace=False)] = True
+    return [g for g, v in zip(graphs, val) if not v], [g for g, v in zip(graphs, val) if v]

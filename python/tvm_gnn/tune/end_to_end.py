@@ -25,7 +25,7 @@ from tvm.ir.utils import derived_object
 from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
 
 from .. import atomic
-from ..cost_models.factory import make_cost_model
+from ..cost_models.factory import GNN_KINDS, make_cost_model
 from ..costs import result_cost
 from ..measure import networks
 from ..measure.builder import make_builder
@@ -287,15 +287,15 @@ def _write_log(work_dir: Path, result: TuneResult, run: dict, curve, profile: di
 
 
 #: the cost models whose runs depend on the GNN weights (the others use none)
-WEIGHTED_COST_MODELS = ("gnn", "gnn-head", "xgb-pretrained", "gnn+xgb")
+WEIGHTED_COST_MODELS = (*GNN_KINDS, "xgb-pretrained")
 
 
 def weights_provenance(cost_model, checkpoint=None) -> dict | None:
     """Which GNN weights a run started from: path, SHA-256 and the networks they were trained on.
 
-    ``gnn``, ``gnn-head`` and ``gnn+xgb`` start from them and ``xgb-pretrained`` trains on their
-    training networks' records, so a run's log must say which weights it used: the shipped weights
-    change as the dataset grows. None for cost models that use no weights.
+    The GNN's kinds (``gnn``, ``gnn-head``, ...) start from them and ``xgb-pretrained`` trains on
+    their training networks' records, so a run's log must say which weights it used: the shipped
+    weights change as the dataset grows. None for cost models that use no weights.
     """
     if cost_model not in WEIGHTED_COST_MODELS:
         return None
