@@ -68,8 +68,8 @@ from tune_tasks_report import plot, render, render_targets
 from tune_tasks_summary import (
     DEFAULT_MODELS,
     GNN_MODELS,
-    LONG_EPOCHS,
     MODELS,
+    ONLINE_VARIANTS,
     PER_ROUND,
     WEIGHTED_MODELS,
     summarize,
@@ -93,17 +93,17 @@ def run_dir(runs: Path, task: dict, model: str, seed: int) -> Path:
 
 
 def cost_model_for(model: str, seed: int, checkpoint=None, data=None, digest: str = ""):
-    """What ``tune_tir`` tunes with: a cost model's name (``gnn-head`` is one), the GNN variant
-    ``gnn-long``, or ``xgb-pretrained`` (:func:`pretrained_xgb_cached`)."""
+    """What ``tune_tir`` tunes with: a cost model's name (``gnn-head`` is one), a GNN variant of
+    :data:`ONLINE_VARIANTS`, or ``xgb-pretrained`` (:func:`pretrained_xgb_cached`)."""
     if model == "xgb-pretrained":
         return pretrained_xgb_cached(seed, checkpoint, data, digest)
-    if model != "gnn-long":
+    if model not in ONLINE_VARIANTS:
         return model
     import dataclasses
 
     from tvm_gnn.cost_models.gnn import ONLINE_TRAIN, GNNModel
 
-    config = dataclasses.replace(ONLINE_TRAIN, epochs=LONG_EPOCHS)
+    config = dataclasses.replace(ONLINE_TRAIN, **ONLINE_VARIANTS[model])
     return GNNModel(checkpoint=checkpoint, seed=seed, train_config=config)
 
 

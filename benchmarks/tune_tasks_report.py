@@ -183,6 +183,8 @@ def plot(res: dict, path: Path) -> None:
         "gnn+xgb": "GNNModel + XGBModel",
         "gnn-long": f"GNNModel, {LONG_EPOCHS}-epoch online update",
         "gnn-head": "GNNModel, head-only online update",
+        "gnn-refit": "GNNModel, refit from the weights at each update",
+        "gnn-lambda32": "GNNModel, 32-epoch LambdaRank online update",
         "gnn+native": "GNNModel, top 64 verified by XGBoost on native features",
     }
     fig, ax = plt.subplots(figsize=(7, 4))
