@@ -114,15 +114,19 @@ def test_tune_tasks_reports_a_variant_against_the_gnn_without_xgbmodel(tmp_path)
     assert not list(tmp_path.glob("*.png"))
 
 
-def test_tune_tasks_gnn_long_is_the_shipped_gnn_with_a_longer_online_update():
+def test_tune_tasks_online_variants_are_the_shipped_gnn_with_those_fields_changed():
+    import dataclasses
+
     from tvm_gnn.cost_models.gnn import ONLINE_TRAIN, GNNModel
 
     bench = script("tune_tasks")
     assert bench.cost_model_for("xgb", 0) == "xgb"
     model = bench.cost_model_for("gnn-long", 3)
     assert isinstance(model, GNNModel) and model.seed == 3 and model.trained
-    assert model.train_config.epochs == bench.LONG_EPOCHS > ONLINE_TRAIN.epochs
+    assert model.train_config.epochs == script("tune_tasks_summary").LONG_EPOCHS > 8
     assert model.train_config.lr == ONLINE_TRAIN.lr
+    lambda32 = bench.cost_model_for("gnn-lambda32", 0).train_config
+    assert lambda32 == dataclasses.replace(ONLINE_TRAIN, loss="lambdarank", epochs=32)
     assert bench.cost_model_for("gnn-head", 1) == "gnn-head"  # a name the package builds
 
 
