@@ -11,7 +11,8 @@ It follows the contract of TVM's ``XGBModel``:
   (``shash2hex(context.mod)``);
 - ``update`` retrains online as measurements arrive (``online="full"``: the whole GNN, a few
   epochs once the data grew by a fifth; ``online="head"``: only the MLP head, on the frozen
-  layers' embeddings of every measured candidate, at each update);
+  layers' embeddings of every measured candidate, at each update; ``online="refit"``: the whole
+  GNN anew from its starting weights on every measurement);
 - ``save`` -> ``load`` -> ``predict`` gives the same scores.
 
 A candidate that cannot be featurized gets :data:`FAILED_SCORE` and a logged warning: a cost model
@@ -177,6 +178,7 @@ class GNNModel(PyCostModel):
         self.data_size = 0
         self.last_train_size = 0
         self.trained = False
+        self._anchor = None  # the weights a refit starts from (load resets it)
         if checkpoint is None and pretrained:
             checkpoint = PRETRAINED
         if checkpoint is not None:
@@ -185,7 +187,6 @@ class GNNModel(PyCostModel):
             torch.manual_seed(seed)
             self.model = default_gnn(embedding)
             self.featurizer = featurizer or FeaturizerConfig()
-            self._anchor = None
 
     # -- persistence ---------------------------------------------------------------------------
     def load(self, path: str) -> None:
