@@ -100,7 +100,6 @@ UNTESTED_SCRIPTS = {
     "featurize_jobs": "times the featurizer's worker processes",
     "featurize_predict": "times featurization and predict",
     "head_to_head": "times compiled networks in turn (tune.budgets.head_to_head, tested)",
-    "online_adaptation": "trains GNNModel's online update offline and times it",
     "patched_tvm": "a helper: TVM with the patch series applied, for intrinsics_import",
     "validation_ensemble": "tested in test_validation_sweep (it reads the sweep's runs)",
     "walk_overhead": "times the walk against another revision's",
