@@ -7,7 +7,10 @@ measured here is speed, which does not depend on the weights), then times, in on
 
 - GNNModel.predict through TVM's cost-model interface (featurize + batched GNN), and its parts;
 - the featurizer with TVM's own lowering passes instead (``lowering="tvm"``), on a subset;
-- XGBModel.predict through the same interface, and its feature extraction (PerStoreFeature).
+- XGBModel.predict through the same interface, and its feature extraction (PerStoreFeature);
+- StoreXGBModel on tvm_gnn's native per-store features, and draft then verify (``gnn+native``):
+  GNNModel.predict with that booster reordering the GNN's top ``--verify-top``, and the verify
+  step alone, per call.
 
 Writes a markdown table into docs/benchmarks.md (between markers) and JSON next to this file.
 
@@ -47,6 +50,9 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--reps", type=int, default=3, help="repetitions of the fast timings")
     parser.add_argument("--tvm-lowering-subset", type=int, default=256)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--verify-top", type=int, default=64, help="K of draft then verify (gnn+native: 64)"
+    )
     parser.add_argument(
         "--checkpoint", default=None, help="GNN weights timed (default: the shipped ones)"
     )
@@ -109,23 +115,45 @@ def timings(args, cores: int):
     rows["XGB: PerStoreFeature extraction"] = secs
     secs, xgb_scores = timed(lambda: xgb.predict(ctx, cands), 1)
     rows["**XGBModel.predict** (features + booster)"] = secs
-    # issue 72, item 4: XGBoost on the native per-store features, trained on the same 64
-    from tvm_gnn.cost_models.store_xgb import StoreXGBModel
-    from tvm_gnn.featurize.stores import store_summaries
-
-    native = StoreXGBModel(seed=args.seed, num_warmup_samples=0, num_threads=cores)
-    native.update(ctx, warm, results)
-    secs, _ = timed(lambda: store_summaries(cands), args.reps)
-    rows["Native per-store features (tvm_gnn.featurize.stores)"] = secs
-    secs, native_scores = timed(lambda: native.predict(ctx, cands), args.reps)
-    rows["**StoreXGBModel.predict** (native features + booster)"] = secs
-    assert np.isfinite(native_scores).all()
+    rows.update(native_rows(args, ctx, cands, warm, results, cores))
     # the opt-in blend with XGBModel (docs/results.md, direction 4b): both models score
     both = GNNModel(checkpoint=args.checkpoint, seed=args.seed, ensemble=xgb)
     secs, _ = timed(lambda: both.predict(ctx, cands), 1)
     rows["GNNModel(ensemble=XGBModel).predict (opt-in blend)"] = secs
     assert np.isfinite(gnn_scores).all() and np.isfinite(xgb_scores).all()
     return rows, n, gnn, graphs
+
+
+#: the rows render() reads beside GNNModel.predict's
+NATIVE = "**StoreXGBModel.predict** (native features + booster)"
+VERIFY = "**GNNModel(ensemble='native', top {k}).predict** (`gnn+native`: draft then verify)"
+VERIFY_STEP = "verify step alone: StoreXGBModel.predict on the GNN's top {k}"
+
+
+def native_rows(args, ctx, cands, warm, results, cores) -> dict:
+    """Seconds of the native per-store features, of StoreXGBModel on them (issue 72, item 4),
+    and of draft then verify (issue 73, item 3): GNNModel with that booster reordering its top
+    ``--verify-top`` of each call, and the verify step alone, per call."""
+    from tvm_gnn.cost_models.gnn import GNNModel
+    from tvm_gnn.cost_models.store_xgb import StoreXGBModel
+    from tvm_gnn.featurize.stores import store_summaries
+
+    native = StoreXGBModel(seed=args.seed, num_warmup_samples=0, num_threads=cores)
+    native.update(ctx, warm, results)
+    rows = {}
+    secs, _ = timed(lambda: store_summaries(cands), args.reps)
+    rows["Native per-store features (tvm_gnn.featurize.stores)"] = secs
+    secs, scores = timed(lambda: native.predict(ctx, cands), args.reps)
+    rows[NATIVE] = secs
+    assert np.isfinite(scores).all()
+    k = args.verify_top
+    verify = GNNModel(checkpoint=args.checkpoint, seed=args.seed, ensemble=native, ensemble_top=k)
+    secs, scores = timed(lambda: verify.predict(ctx, cands), args.reps)
+    rows[VERIFY.format(k=k)] = secs
+    assert np.isfinite(scores).all()
+    secs, _ = timed(lambda: native.predict(ctx, cands[:k]), args.reps)
+    rows[VERIFY_STEP.format(k=k)] = secs
+    return rows
 
 
 def render(args, rows: dict, n: int, gnn, graphs, cores: int) -> tuple[str, float]:
@@ -164,12 +192,23 @@ def render(args, rows: dict, n: int, gnn, graphs, cores: int) -> tuple[str, floa
         f"{xgb_s / gnn_s:.1f}x faster than XGBModel.predict ({n / xgb_s:,.1f} candidates/s). "
         f"Target: >= 2,000 candidates/s and within 3x of XGBModel's time.",
     ]
-    native_s = rows.get("**StoreXGBModel.predict** (native features + booster)")
+    native_s = rows.get(NATIVE)
     if native_s:
         lines += [
             "",
             f"StoreXGBModel.predict (issue 72, item 4): **{n / native_s:,.0f} candidates/s**, "
             f"{xgb_s / native_s:.1f}x XGBModel.predict's. Target: >= 10x.",
+        ]
+    k = args.verify_top
+    verify_s = rows.get(VERIFY.format(k=k))
+    if verify_s:
+        step = rows[VERIFY_STEP.format(k=k)]
+        lines += [
+            "",
+            f"`gnn+native` (issue 73, item 3): GNNModel.predict with the verify step, "
+            f"**{n / verify_s:,.0f} candidates/s**, {xgb_s / verify_s:.1f}x XGBModel.predict's "
+            f"(target: >= 10x); the verify step costs **{step * 1e3:.1f} ms a call** "
+            f"({step / verify_s:.0%} of the call) for its {k} candidates.",
         ]
     return "\n".join(lines), float(nodes)
 
