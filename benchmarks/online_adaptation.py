@@ -9,17 +9,17 @@ models and seeds). Per repeat, ``--measured`` programs drawn at random are given
 rest: pairwise accuracy, and the best latency among its top 16 (one search round) over the best
 of the test set (1.0: the round would have measured the best program).
 
-Models: ``gnn-prior`` (the shipped weights, no update), ``gnn-online`` (``GNNModel`` as it
-ships: ``update`` retrains with ``ONLINE_TRAIN``), ``gnn-online-long`` (the same with
-``--long-epochs`` epochs), ``gnn-online-head`` (``GNNModel(online="head")``: the update trains
-the head alone), ``xgb`` (TVM's XGBModel trained through ``update``, with no warm-up:
-TVM's default scores at random until 100 measurements), ``gnn+xgb`` (the two scores blended
-as ``GNNModel(ensemble=...)`` does), and on request ``gnn-online-refit``
-(``GNNModel(online="refit")``), ``native`` (``StoreXGBModel``, no warm-up)
-and ``gnn+native`` (the GNN's 64 best of the test set reordered with it, as draft then verify
-does). ``--recipe NAME:key=value,...`` adds a GNN whose online update changes those fields of
-``ONLINE_TRAIN`` (the online recipe's candidates); ``--rounds`` gives ``update`` the measured
-programs a search round (16) at a time, as tuning does.
+Models: ``gnn-prior`` (the shipped weights, no update), ``gnn-online`` (``GNNModel`` as it ships:
+``update`` retrains with ``ONLINE_TRAIN``), ``gnn-online-long`` (the same with ``--long-epochs``
+epochs), ``gnn-online-head`` (``GNNModel(online="head")``: the update trains the head alone),
+``xgb`` (TVM's XGBModel trained through ``update``, with no warm-up: TVM's default scores at random
+until 100 measurements), ``gnn+xgb`` (the two scores blended as ``GNNModel(ensemble=...)`` does),
+and on request ``gnn-online-refit`` (``GNNModel(online="refit")``), ``native`` (``StoreXGBModel``,
+no warm-up), ``gnn+native`` (the GNN's 64 best of the test set reordered with it, as draft then
+verify does), ``readout`` (``ReadoutXGBModel``: the booster on the shipped GNN's frozen embeddings)
+and ``gnn+readout`` (the same draft then verify with it). ``--recipe NAME:key=value,...`` adds a
+GNN whose online update changes those fields of ``ONLINE_TRAIN`` (the online recipe's candidates);
+``--rounds`` gives ``update`` the measured programs a search round (16) at a time, as tuning does.
 
 The tasks are the held-out networks' (``--runs`` another archive: ``tasks-dev/``, the development
 networks'): the numbers diagnose, they choose nothing (a variant is chosen by tuning the
@@ -50,6 +50,8 @@ MODELS = (
     "gnn-online-refit",
     "native",
     "gnn+native",
+    "readout",
+    "gnn+readout",
 )
 #: what the committed table shows (``--models``' default)
 DEFAULT_MODELS = MODELS[:6]
@@ -106,12 +108,21 @@ def _measure(model, ctx, measured, results, rounds: bool) -> None:
         model.update(ctx, measured[i : i + step], results[i : i + step])
 
 
+def _shipped(seed: int):
+    """The shipped GNN and its featurizer."""
+    from tvm_gnn.cost_models.gnn import GNNModel
+
+    start = GNNModel(seed=seed)
+    return start.model, start.featurizer
+
+
 def scores_of(pool, train, test, seed: int, args) -> dict[str, np.ndarray]:
     """Each model's scores of ``test`` after its updates with ``train`` (indices into pool)."""
     from tvm.s_tir.meta_schedule.cost_model.xgb_model import XGBConfig, XGBModel
 
     from tvm_gnn.cost_models.ensemble import blend, reorder_top
     from tvm_gnn.cost_models.gnn import ONLINE_TRAIN, GNNModel
+    from tvm_gnn.cost_models.readout_xgb import ReadoutXGBModel
     from tvm_gnn.cost_models.store_xgb import StoreXGBModel
     from tvm_gnn.dataset.groups import runner_results
 
@@ -119,7 +130,7 @@ def scores_of(pool, train, test, seed: int, args) -> dict[str, np.ndarray]:
     measured = [pool.candidates[i] for i in train]
     results = runner_results([pool.latencies[i] for i in train])
     shown = [pool.candidates[i] for i in test]
-    wanted = set(args.models) | set(args.recipes)
+    wanted = set(args.models) | set(args.recipes) | {"gnn-online"}  # the reference: always
     out = {}
 
     def gnn(name, **kw):
@@ -146,11 +157,18 @@ def scores_of(pool, train, test, seed: int, args) -> dict[str, np.ndarray]:
         _measure(xgb, ctx, measured, results, args.rounds)
         out["xgb"] = np.asarray(xgb.predict(ctx, shown), dtype=np.float64)
         out["gnn+xgb"] = blend(out["gnn-online"], out["xgb"])
-    if wanted & {"native", "gnn+native"}:
-        native = StoreXGBModel(num_warmup_samples=0, seed=seed)
-        _measure(native, ctx, measured, results, args.rounds)
-        out["native"] = np.asarray(native.predict(ctx, shown), dtype=np.float64)
-        out["gnn+native"] = reorder_top(out["gnn-online"], lambda idx: out["native"][idx], 64)
+    partners = {
+        "native": lambda: StoreXGBModel(num_warmup_samples=0, seed=seed),
+        "readout": lambda: ReadoutXGBModel(  # the shipped GNN frozen as it ships
+            *_shipped(seed), num_warmup_samples=0, seed=seed
+        ),
+    }
+    for name, make in partners.items():
+        if wanted & {name, f"gnn+{name}"}:
+            partner = make()
+            _measure(partner, ctx, measured, results, args.rounds)
+            mine = out[name] = np.asarray(partner.predict(ctx, shown), dtype=np.float64)
+            out[f"gnn+{name}"] = reorder_top(out["gnn-online"], lambda idx, m=mine: m[idx], 64)
     return {m: v for m, v in out.items() if m in wanted}
 
 

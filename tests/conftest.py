@@ -67,6 +67,19 @@ def tiny_tune(model, tmp_path, target, trials=32):
     )
 
 
+def huge_candidate():
+    """A candidate whose graph is over a ``FeaturizerConfig(max_nodes=1000)``'s limit (a sum of
+    299 products): what a GNN cannot featurize under that featurizer."""
+    import tvm
+    from tvm.s_tir import meta_schedule as ms
+
+    a = te.placeholder((8,), name="A")
+    b = te.compute((8,), lambda i: sum(a[i] * float(k) for k in range(1, 300)), name="B")
+    func = te.create_prim_func([a, b])
+    mod = tvm.IRModule({"main": func})
+    return ms.MeasureCandidate(tvm.s_tir.Schedule(mod), ms.arg_info.ArgInfo.from_prim_func(func))
+
+
 @pytest.fixture(scope="session")
 def conv_candidates(llvm_target):
     """48 post-processed random candidates of ResNet-18's 3x3 conv2d, with their TuneContext."""

@@ -1,5 +1,5 @@
-"""benchmarks/online_adaptation.py: its recipes are ONLINE_TRAIN with the fields they name, and a
-mistyped one is a one-line error, not a traceback."""
+"""benchmarks/online_adaptation.py: its recipes are ONLINE_TRAIN with the fields they name, a
+mistyped one is a one-line error, not a traceback, and its verify partners reorder the GNN."""
 
 import pytest
 
@@ -29,3 +29,24 @@ def test_a_bad_recipe_is_a_usage_error(recipe, says, capsys):
     with pytest.raises(SystemExit) as exit_:
         bench.parse(["--recipe", recipe])
     assert exit_.value.code == 2 and says in capsys.readouterr().err
+
+
+def test_verify_partners_reorder_only_the_gnns_scores(conv_candidates):
+    # draft then verify on a pool of real candidates: each gnn+PARTNER hands out gnn-online's
+    # score values (here all 16: fewer than the 64 verified), in its own order
+    import numpy as np
+
+    from tvm_gnn.dataset.groups import Group
+
+    bench = script("online_adaptation")
+    ctx, cands = conv_candidates
+    lat = list(np.random.default_rng(0).uniform(1e-4, 1e-3, len(cands)))
+    pool = Group("net", "h", "t", 1, ctx, cands, lat)
+    models = ["native", "gnn+native", "readout", "gnn+readout"]
+    args = bench.parse(["--models", *models, "--rounds"])
+    out = bench.scores_of(pool, np.arange(32), np.arange(32, 48), 0, args)
+    assert set(out) == set(models) | {"gnn-online"}
+    for name in ("native", "readout"):
+        mixed = out[f"gnn+{name}"]
+        np.testing.assert_allclose(np.sort(mixed), np.sort(out["gnn-online"]))
+        assert np.isfinite(out[name]).all() and out[name].std() > 0

@@ -5,8 +5,6 @@ import logging
 import numpy as np
 import pytest
 import torch
-import tvm
-from tvm import te
 from tvm.s_tir import meta_schedule as ms
 
 from tvm_gnn.cost_models.gnn import FAILED_SCORE, GNNModel
@@ -16,7 +14,7 @@ from tvm_gnn.nn.model import default_gnn
 from tvm_gnn.nn.schema import FeaturizerConfig
 from tvm_gnn.nn.training import TrainConfig
 
-from ..conftest import tiny_tune
+from ..conftest import huge_candidate, tiny_tune
 
 FAST = TrainConfig(epochs=2, batch_size=32)
 
@@ -188,24 +186,16 @@ def test_empty_candidate_lists(conv_candidates):
     assert model.data_size == 24
 
 
-def _huge_candidate():
-    a = te.placeholder((8,), name="A")
-    b = te.compute((8,), lambda i: sum(a[i] * float(k) for k in range(1, 300)), name="B")
-    func = te.create_prim_func([a, b])
-    mod = tvm.IRModule({"main": func})
-    return ms.MeasureCandidate(tvm.s_tir.Schedule(mod), ms.arg_info.ArgInfo.from_prim_func(func))
-
-
 def test_unfeaturizable_candidate_gets_lowest_score_and_warning(conv_candidates, caplog):
     ctx, cands = conv_candidates
     model = _trained_model(conv_candidates, featurizer=FeaturizerConfig(max_nodes=1000))
     with caplog.at_level(logging.WARNING, logger="tvm_gnn"):
-        scores = model.predict(ctx, [cands[30], _huge_candidate(), cands[31]])
+        scores = model.predict(ctx, [cands[30], huge_candidate(), cands[31]])
     assert scores[1] == FAILED_SCORE
     assert np.isfinite(scores[[0, 2]]).all() and (scores[[0, 2]] > FAILED_SCORE).all()
     assert "1 candidate(s) not featurized" in caplog.text and "GraphTooLargeError" in caplog.text
     # update skips it the same way, keeping the rest
-    model.update(ctx, [_huge_candidate(), cands[32]], _results(2))
+    model.update(ctx, [huge_candidate(), cands[32]], _results(2))
     assert model.data_size == 25
 
 

@@ -33,7 +33,7 @@ from .scoring import RoundReference
 logger = logging.getLogger(__name__)
 
 #: Partner models ``GNNModel(ensemble=...)`` builds by name.
-ENSEMBLES = ("xgb", "native")
+ENSEMBLES = ("xgb", "native", "readout")
 #: Measurements before the partner ``"xgb"`` scores (two search rounds of 16).
 PARTNER_WARMUP = 32
 
@@ -41,8 +41,10 @@ PARTNER_WARMUP = 32
 def make_partner(ensemble, seed: int = 0):
     """The partner cost model: ``None``, ``"xgb"`` (TVM's XGBModel from scratch, its defaults but
     a warm-up of :data:`PARTNER_WARMUP` measurements), ``"native"`` (the same learner on
-    tvm_gnn's native per-store features, :class:`~.store_xgb.StoreXGBModel`, same warm-up), or a
-    cost model given as is (for example :func:`~.baselines.pretrained_xgb`'s)."""
+    tvm_gnn's native per-store features, :class:`~.store_xgb.StoreXGBModel`, same warm-up),
+    ``"readout"`` (the same learner on the frozen GNN's embeddings,
+    :class:`~.readout_xgb.ReadoutXGBModel`, same warm-up; ``GNNModel`` binds its GNN to it), or
+    a cost model given as is (for example :func:`~.baselines.pretrained_xgb`'s)."""
     if ensemble is None or not isinstance(ensemble, str):
         return ensemble
     if ensemble == "xgb":
@@ -57,6 +59,10 @@ def make_partner(ensemble, seed: int = 0):
         from .store_xgb import StoreXGBModel
 
         return StoreXGBModel(seed=seed, num_warmup_samples=PARTNER_WARMUP)
+    if ensemble == "readout":
+        from .readout_xgb import ReadoutXGBModel
+
+        return ReadoutXGBModel(seed=seed, num_warmup_samples=PARTNER_WARMUP)
     raise ValueError(f"unknown ensemble {ensemble!r}; choose one of {ENSEMBLES} or pass a model")
 
 

@@ -135,9 +135,11 @@ class GNNModel(PyCostModel):
         candidates (opt-in), or (``"refit"``, opt-in) the whole GNN once the data grew by a
         fifth, each time from the weights it started from (or loaded) on all measurements with
         :data:`REFIT_TRAIN` (``train_config`` if given), early-stopping on a held-back fifth.
-    ensemble : "xgb" or a cost model, optional
+    ensemble : "xgb", "native", "readout" or a cost model, optional
         Blend the scores with this model's (:mod:`.ensemble`; ``"xgb"``: TVM's XGBModel from
-        scratch), which learns from the same ``update`` calls. Opt-in: it predicts at XGBModel's
+        scratch; ``"native"``: XGBoost on native per-store features; ``"readout"``: XGBoost on
+        the embeddings of the GNN as this model starts, frozen), which learns from the same
+        ``update`` calls. Opt-in: it predicts at XGBModel's
         speed. ``save(path)`` writes the partner to ``path + ".partner"``.
     ensemble_top : int, optional
         Draft then verify: the partner scores only the GNN's ``ensemble_top`` best candidates of
@@ -187,6 +189,8 @@ class GNNModel(PyCostModel):
             torch.manual_seed(seed)
             self.model = default_gnn(embedding)
             self.featurizer = featurizer or FeaturizerConfig()
+        if getattr(self.partner, "gnn", False) is None:  # ensemble="readout": the start's GNN
+            self.partner.bind(self.model, self.featurizer)
 
     # -- persistence ---------------------------------------------------------------------------
     def load(self, path: str) -> None:

@@ -70,8 +70,13 @@ class StoreXGBModel(PyCostModel):
         self._train()
         return self
 
+    def _rows(self, candidates):
+        """``(rows or None, ok, errors)`` of candidates, as :func:`store_summaries` gives them:
+        what the booster reads (a subclass may read something else)."""
+        return store_summaries(candidates)
+
     def _add(self, key: str, candidates, costs: np.ndarray) -> None:
-        rows, ok, errors = store_summaries(candidates)
+        rows, ok, errors = self._rows(candidates)
         if errors:
             logger.warning(
                 "StoreXGBModel: %d candidate(s) without features, skipped: %s",
@@ -129,7 +134,7 @@ class StoreXGBModel(PyCostModel):
             return np.zeros(0, dtype="float64")
         if self.booster is None:
             return self._rng.uniform(0.0, 1.0, size=n).astype("float64")
-        rows, ok, errors = store_summaries(candidates)
+        rows, ok, errors = self._rows(candidates)
         out = np.full(n, FAILED_SCORE, dtype="float64")
         if errors:
             logger.warning(
