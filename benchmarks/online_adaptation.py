@@ -19,7 +19,9 @@ no warm-up), ``gnn+native`` (the GNN's 64 best of the test set reordered with it
 verify does), ``readout`` (``ReadoutXGBModel``: the booster on the shipped GNN's frozen embeddings)
 and ``gnn+readout`` (the same draft then verify with it). ``--recipe NAME:key=value,...`` adds a
 GNN whose online update changes those fields of ``ONLINE_TRAIN`` (the online recipe's candidates);
-``--rounds`` gives ``update`` the measured programs a search round (16) at a time, as tuning does.
+``--rounds`` gives ``update`` the measured programs a search round (16) at a time, as tuning does;
+``--verify-top K ...`` the sizes of the GNN's top that the verifiers reorder (K for draft then
+verify).
 
 The tasks are the held-out networks' (``--runs`` another archive: ``tasks-dev/``, the development
 networks'): the numbers diagnose, they choose nothing (a variant is chosen by tuning the
@@ -56,6 +58,7 @@ MODELS = (
 #: what the committed table shows (``--models``' default)
 DEFAULT_MODELS = MODELS[:6]
 ROUND = 16  # candidates MetaSchedule measures per search round in the tuning benchmark
+VERIFY_TOP = 64  # K of gnn+native and gnn+readout (GNN_KINDS' "gnn+native"); others: gnn+X@K
 
 
 def task_pools(runs: Path):
@@ -168,7 +171,9 @@ def scores_of(pool, train, test, seed: int, args) -> dict[str, np.ndarray]:
             partner = make()
             _measure(partner, ctx, measured, results, args.rounds)
             mine = out[name] = np.asarray(partner.predict(ctx, shown), dtype=np.float64)
-            out[f"gnn+{name}"] = reorder_top(out["gnn-online"], lambda idx, m=mine: m[idx], 64)
+            for k in args.verify_top if f"gnn+{name}" in wanted else ():
+                wanted.add(verified := f"gnn+{name}" + ("" if k == VERIFY_TOP else f"@{k}"))
+                out[verified] = reorder_top(out["gnn-online"], lambda idx, m=mine: m[idx], k)
     return {m: v for m, v in out.items() if m in wanted}
 
 
@@ -274,6 +279,15 @@ def parse(argv=None) -> argparse.Namespace:
         action="store_true",
         help=f"give the measured programs to update {ROUND} at a time, as a search's rounds do "
         "(default: one call)",
+    )
+    p.add_argument(
+        "--verify-top",
+        type=int,
+        nargs="+",
+        default=[VERIFY_TOP],
+        metavar="K",
+        help=f"the GNN's K best the verifiers reorder; a K but {VERIFY_TOP} is reported as "
+        "gnn+PARTNER@K (default: %(default)s)",
     )
     p.add_argument("--threads", type=int, default=1, help="torch threads (default: 1)")
     p.add_argument("--json", type=Path, default=None, help="also write the rows here")

@@ -33,7 +33,7 @@ def test_a_bad_recipe_is_a_usage_error(recipe, says, capsys):
 
 def test_verify_partners_reorder_only_the_gnns_scores(conv_candidates):
     # draft then verify on a pool of real candidates: each gnn+PARTNER hands out gnn-online's
-    # score values (here all 16: fewer than the 64 verified), in its own order
+    # score values (here all 16: fewer than the 64 verified), in its own order; @4 only the 4 best
     import numpy as np
 
     from tvm_gnn.dataset.groups import Group
@@ -43,10 +43,14 @@ def test_verify_partners_reorder_only_the_gnns_scores(conv_candidates):
     lat = list(np.random.default_rng(0).uniform(1e-4, 1e-3, len(cands)))
     pool = Group("net", "h", "t", 1, ctx, cands, lat)
     models = ["native", "gnn+native", "readout", "gnn+readout"]
-    args = bench.parse(["--models", *models, "--rounds"])
+    args = bench.parse(["--models", *models, "--rounds", "--verify-top", "64", "4"])
     out = bench.scores_of(pool, np.arange(32), np.arange(32, 48), 0, args)
-    assert set(out) == set(models) | {"gnn-online"}
+    assert set(out) == set(models) | {"gnn-online", "gnn+native@4", "gnn+readout@4"}
+    gnn = out["gnn-online"]
+    top4 = np.argsort(-gnn)[:4]
     for name in ("native", "readout"):
-        mixed = out[f"gnn+{name}"]
-        np.testing.assert_allclose(np.sort(mixed), np.sort(out["gnn-online"]))
+        np.testing.assert_allclose(np.sort(out[f"gnn+{name}"]), np.sort(gnn))
         assert np.isfinite(out[name]).all() and out[name].std() > 0
+        few = out[f"gnn+{name}@4"]  # the GNN's 4 best reordered among themselves, no other
+        np.testing.assert_array_equal(np.delete(few, top4), np.delete(gnn, top4))
+        np.testing.assert_allclose(np.sort(few[top4]), np.sort(gnn[top4]))

@@ -59,8 +59,8 @@ ONLINE_TRAIN = TrainConfig(
     lr=1e-3,  # a third of the offline rate: the update refines pretrained weights
     weight_decay=1e-5,  # as offline
     mse_weight=0.5,  # as offline
-    # RankNet, every pair alike, as the online update trained since it existed (the offline
-    # recipe's LambdaRank is unmeasured online: the online-learning issue's to choose)
+    # RankNet, as the update trained since it existed: offline, LambdaRank is no better at 8
+    # epochs, 32 of it help (docs/tuning.md, "The online recipe, screened offline"; tuning decides)
     loss="ranknet",
     label_noise=0.0,
     aux_weight=0.0,  # the tuning run's candidates carry no per-store feature rows
@@ -136,15 +136,11 @@ class GNNModel(PyCostModel):
         fifth, each time from the weights it started from (or loaded) on all measurements with
         :data:`REFIT_TRAIN` (``train_config`` if given), early-stopping on a held-back fifth.
     ensemble : "xgb", "native", "readout" or a cost model, optional
-        Blend the scores with this model's (:mod:`.ensemble`; ``"xgb"``: TVM's XGBModel from
-        scratch; ``"native"``: XGBoost on native per-store features; ``"readout"``: XGBoost on
-        the embeddings of the GNN as this model starts, frozen), which learns from the same
-        ``update`` calls. Opt-in: it predicts at XGBModel's
-        speed. ``save(path)`` writes the partner to ``path + ".partner"``.
+        Blend the scores with this partner's (:func:`.ensemble.make_partner` names them), which
+        learns from the same ``update`` calls; ``save(path)`` writes it to ``path + ".partner"``.
     ensemble_top : int, optional
-        Draft then verify: the partner scores only the GNN's ``ensemble_top`` best candidates of
-        each ``predict`` call and reorders them with the GNN (:func:`.ensemble.reorder_top`);
-        default: every candidate is blended.
+        Draft then verify: the partner reorders only the GNN's ``ensemble_top`` best of each
+        ``predict`` call (:func:`.ensemble.reorder_top`); default: it blends every candidate.
     """
 
     def __init__(
