@@ -111,14 +111,6 @@ def _measure(model, ctx, measured, results, rounds: bool) -> None:
         model.update(ctx, measured[i : i + step], results[i : i + step])
 
 
-def _shipped(seed: int):
-    """The shipped GNN and its featurizer."""
-    from tvm_gnn.cost_models.gnn import GNNModel
-
-    start = GNNModel(seed=seed)
-    return start.model, start.featurizer
-
-
 def scores_of(pool, train, test, seed: int, args) -> dict[str, np.ndarray]:
     """Each model's scores of ``test`` after its updates with ``train`` (indices into pool)."""
     from tvm.s_tir.meta_schedule.cost_model.xgb_model import XGBConfig, XGBModel
@@ -142,6 +134,10 @@ def scores_of(pool, train, test, seed: int, args) -> dict[str, np.ndarray]:
         out[name] = model.predict(ctx, shown)
 
     online = GNNModel(seed=seed)
+    # readout's booster reads the shipped GNN frozen (copied now, before online's update)
+    frozen = None
+    if wanted & {"readout", "gnn+readout"}:
+        frozen = ReadoutXGBModel(online.model, online.featurizer, num_warmup_samples=0, seed=seed)
     if "gnn-prior" in wanted:
         out["gnn-prior"] = online.predict(ctx, shown)  # before its update: the shipped weights
     _measure(online, ctx, measured, results, args.rounds)
@@ -162,9 +158,7 @@ def scores_of(pool, train, test, seed: int, args) -> dict[str, np.ndarray]:
         out["gnn+xgb"] = blend(out["gnn-online"], out["xgb"])
     partners = {
         "native": lambda: StoreXGBModel(num_warmup_samples=0, seed=seed),
-        "readout": lambda: ReadoutXGBModel(  # the shipped GNN frozen as it ships
-            *_shipped(seed), num_warmup_samples=0, seed=seed
-        ),
+        "readout": lambda: frozen,
     }
     for name, make in partners.items():
         if wanted & {name, f"gnn+{name}"}:
