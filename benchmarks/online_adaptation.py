@@ -40,6 +40,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from tuning_runs import quiet_console, saved_report
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = (
@@ -302,16 +303,10 @@ def parse(argv=None) -> argparse.Namespace:
 
 
 def main(argv=None) -> int:
-    import logging
-    import warnings
-
-    warnings.filterwarnings("ignore", message=".*torch.jit.script.*is deprecated")
-    logging.disable(logging.WARNING)
+    quiet_console()
     args = parse(argv)
     if args.report_only:
-        if not (args.json and args.json.is_file()):
-            raise SystemExit("--report-only reads the rows from --json FILE, which must exist")
-        saved = json.loads(args.json.read_text())
+        saved = saved_report(args.json)
         for k in ("repeats", "measured", "test"):
             setattr(args, k, saved["args"][k])
         print(render(saved["rows"], args))

@@ -67,6 +67,7 @@ from task_selection import DEV_QUOTAS, dev_networks, held_out_workloads, select_
 from tune_tasks_report import plot, render, render_targets
 from tune_tasks_summary import (
     DEFAULT_MODELS,
+    EXPLORE_VARIANTS,
     GNN_MODELS,
     MODELS,
     ONLINE_VARIANTS,
@@ -94,15 +95,18 @@ def run_dir(runs: Path, task: dict, model: str, seed: int) -> Path:
 
 def cost_model_for(model: str, seed: int, checkpoint=None, data=None, digest: str = ""):
     """What ``tune_tir`` tunes with: a cost model's name (``gnn-head`` is one), a GNN variant of
-    :data:`ONLINE_VARIANTS`, or ``xgb-pretrained`` (:func:`pretrained_xgb_cached`)."""
+    :data:`ONLINE_VARIANTS` or :data:`EXPLORE_VARIANTS`, or ``xgb-pretrained``
+    (:func:`pretrained_xgb_cached`)."""
     if model == "xgb-pretrained":
         return pretrained_xgb_cached(seed, checkpoint, data, digest)
-    if model not in ONLINE_VARIANTS:
+    if model not in ONLINE_VARIANTS and model not in EXPLORE_VARIANTS:
         return model
     import dataclasses
 
     from tvm_gnn.cost_models.gnn import ONLINE_TRAIN, GNNModel
 
+    if model in EXPLORE_VARIANTS:
+        return GNNModel(checkpoint=checkpoint, seed=seed, explore=EXPLORE_VARIANTS[model])
     config = dataclasses.replace(ONLINE_TRAIN, **ONLINE_VARIANTS[model])
     return GNNModel(checkpoint=checkpoint, seed=seed, train_config=config)
 

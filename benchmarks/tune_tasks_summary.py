@@ -23,6 +23,8 @@ MODELS = (
     "gnn-refit",
     "gnn-lambda32",
     "gnn+native",
+    "gnn-explore-0.5",
+    "gnn-explore-1",
     "xgb-pretrained",
 )
 #: the models tuned and reported unless ``--models`` says otherwise. Opt-in: ``gnn+xgb``, the GNN
@@ -33,11 +35,22 @@ MODELS = (
 #: (``GNNModel(online="refit")``); ``gnn-lambda32``, the GNN whose online update trains with the
 #: shipped weights' LambdaRank for 32 epochs (:data:`ONLINE_VARIANTS`); ``gnn+native``, the
 #: GNN whose 64 best candidates of each call are reordered with an XGBoost on native per-store
-#: features that learns during the search (draft then verify); ``xgb-pretrained``, XGBModel first
-#: trained on the records the GNN weights trained on (the fair peer)
+#: features that learns during the search (draft then verify); ``gnn-explore-T``, the GNN whose
+#: scores get Gumbel noise at T x their spread (:data:`EXPLORE_VARIANTS`); ``xgb-pretrained``,
+#: XGBModel first trained on the records the GNN weights trained on (the fair peer)
 DEFAULT_MODELS = ("gnn", "xgb", "random")
 #: models that start from GNN weights: their runs record the weights' digest
-GNN_MODELS = ("gnn", "gnn+xgb", "gnn-long", "gnn-head", "gnn-refit", "gnn-lambda32", "gnn+native")
+GNN_MODELS = (
+    "gnn",
+    "gnn+xgb",
+    "gnn-long",
+    "gnn-head",
+    "gnn-refit",
+    "gnn-lambda32",
+    "gnn+native",
+    "gnn-explore-0.5",
+    "gnn-explore-1",
+)
 #: models whose runs depend on the GNN weights (their training records): keyed by their digest
 WEIGHTED_MODELS = GNN_MODELS + ("xgb-pretrained",)
 #: gnn-long's online epochs (benchmarks/online_adaptation.py's gnn-online-long)
@@ -50,6 +63,9 @@ ONLINE_VARIANTS = {
     # the development pools, docs/tuning.md)
     "gnn-lambda32": {"loss": "lambdarank", "epochs": 32},
 }
+#: issue 73's exploration: ``GNNModel(explore=T)``, the search's picks a softmax draw of the
+#: GNN's scores at T x the spread of each round's first set instead of their top
+EXPLORE_VARIANTS = {"gnn-explore-0.5": 0.5, "gnn-explore-1": 1.0}
 
 
 # -- statistics ---------------------------------------------------------------------------------

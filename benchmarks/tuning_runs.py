@@ -269,3 +269,21 @@ def best_per_task(work_dir: Path, trials: int) -> tuple[dict[str, float], dict[s
         if not record.failed:  # a task with failures only has no best: its gap stays NaN
             best[key] = min(best.get(key, math.inf), record.latency)
     return best, spent
+
+
+def quiet_console() -> None:
+    """What the offline screens print and nothing else: torch's deprecation notice on importing
+    PyTorch Geometric and the library's per-candidate warnings stay off the console."""
+    import logging
+    import warnings
+
+    warnings.filterwarnings("ignore", message=".*torch.jit.script.*is deprecated")
+    logging.disable(logging.WARNING)
+
+
+def saved_report(path: Path | None) -> dict:
+    """The JSON a screen wrote with ``--json FILE``, for its ``--report-only``; a clear exit
+    where there is none."""
+    if not (path and path.is_file()):
+        raise SystemExit("--report-only reads the rows from --json FILE, which must exist")
+    return json.loads(path.read_text())

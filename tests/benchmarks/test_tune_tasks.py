@@ -128,6 +128,8 @@ def test_tune_tasks_online_variants_are_the_shipped_gnn_with_those_fields_change
     lambda32 = bench.cost_model_for("gnn-lambda32", 0).train_config
     assert lambda32 == dataclasses.replace(ONLINE_TRAIN, loss="lambdarank", epochs=32)
     assert bench.cost_model_for("gnn-head", 1) == "gnn-head"  # a name the package builds
+    explore = bench.cost_model_for("gnn-explore-0.5", 2)
+    assert (explore.explore, explore.seed, explore.train_config) == (0.5, 2, ONLINE_TRAIN)
 
 
 def test_tune_tasks_dev_networks_are_neither_trained_on_nor_held_out(tmp_path):

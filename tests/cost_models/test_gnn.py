@@ -272,6 +272,23 @@ def test_a_compare_model_scores_a_round_against_its_first_set(conv_candidates, t
     np.testing.assert_allclose(model.predict(ctx, cands[8:20]), own_set, rtol=1e-5, atol=1e-6)
 
 
+def test_exploration_is_gumbel_noise_at_the_rounds_first_spread_and_repeats_under_its_seed(
+    conv_candidates,
+):
+    ctx, cands = conv_candidates
+    plain = GNNModel(seed=0)
+    first = plain.predict(ctx, cands[:32])
+    model = GNNModel(seed=3, explore=0.5)
+    explored = model.predict(ctx, cands[:32])
+    np.testing.assert_array_equal(GNNModel(seed=3, explore=0.5).predict(ctx, cands[:32]), explored)
+    # later calls of the round draw at the first set's temperature, whatever their own spread
+    few = plain.predict(ctx, cands[:3])
+    noise = np.concatenate([model.predict(ctx, cands[:3]) - few for _ in range(150)])
+    gumbel_std = np.pi / np.sqrt(6)
+    assert noise.std() == pytest.approx(0.5 * first.std() * gumbel_std, rel=0.15)
+    assert abs(noise.mean()) < 0.2 * noise.std()  # centred: the scores keep their level
+
+
 def test_the_online_update_trains_with_its_named_settings_only():
     """ONLINE_TRAIN names every TrainConfig field (none left to the offline recipe's defaults),
     and a GNNModel updates with it unless given another."""

@@ -36,14 +36,14 @@ from ..costs import FAILED_SCORE, label_cost
 from ..errors import CheckpointError
 from ..featurize.graph import featurize_candidates
 from ..nn import checkpoint
-from ..nn.batch import pack_graphs, unpack_graphs
+from ..nn.batch import pack_graphs
 from ..nn.model import default_gnn
-from ..nn.schema import NUM_FEATURES, FeaturizerConfig
+from ..nn.schema import FeaturizerConfig
 from ..nn.training import TrainConfig, fit, fit_head
 from ..resources import PRETRAINED
 from .ensemble import BlendScale, make_partner, partner_ready, with_partner
-from .online import HEAD_STEPS, ONLINE_MODES, head_rows, held_back, training_graphs
-from .scoring import RoundReference, predict_candidates
+from .online import HEAD_STEPS, ONLINE_MODES, head_rows, held_back, online_data, training_graphs
+from .scoring import RoundReference, explored, predict_candidates, spread
 
 logger = logging.getLogger(__name__)
 
@@ -83,22 +83,6 @@ REFIT_TRAIN = dataclasses.replace(
     patience=5,  # epochs without a better held-back pairwise accuracy
     max_seconds=10.0,  # per retrain
 )
-
-
-def _widen(graphs, path, model):
-    """Online graphs saved by an older featurizer with fewer feature columns, widened to this
-    one's with zeros: only where the model never reads those columns (they would be garbage)."""
-    width = graphs[0].x.shape[1] if graphs else NUM_FEATURES
-    if width == NUM_FEATURES:
-        return graphs
-    if width > NUM_FEATURES or model.config.num_features > width:
-        raise CheckpointError(
-            f"{path}: its online data has {width} feature columns, this featurizer "
-            f"{NUM_FEATURES}, and the model reads {model.config.num_features}"
-        )
-    for g in graphs:
-        g.x = torch.nn.functional.pad(g.x, (0, NUM_FEATURES - width))
-    return graphs
 
 
 @derived_object
@@ -141,6 +125,10 @@ class GNNModel(PyCostModel):
     ensemble_top : int, optional
         Draft then verify: the partner reorders only the GNN's ``ensemble_top`` best of each
         ``predict`` call (:func:`.ensemble.reorder_top`); default: it blends every candidate.
+    explore : float
+        Exploration: each score gets Gumbel noise of ``explore`` x the standard deviation of the
+        round's first scored set (:func:`.scoring.explored`); 0 (default): the search takes the
+        GNN's top.
     """
 
     def __init__(
@@ -157,6 +145,7 @@ class GNNModel(PyCostModel):
         online: str = "full",
         ensemble=None,
         ensemble_top: int | None = None,
+        explore: float = 0.0,
     ):
         super().__init__()
         if online not in ONLINE_MODES:
@@ -165,6 +154,7 @@ class GNNModel(PyCostModel):
         self._readouts: dict[str, torch.Tensor] = {}  # workload -> its graphs' embeddings
         self.partner = make_partner(ensemble, seed)
         self.ensemble_top = ensemble_top
+        self.explore = explore
         self._blend = BlendScale()
         self._reference = RoundReference()  # the mean readout a compare model scores against
         self.num_warmup_samples = num_warmup_samples
@@ -202,25 +192,7 @@ class GNNModel(PyCostModel):
                 "docs/validation.md); GNNModel scores candidates from their graphs alone"
             )
         self.trained = bool(extra.get("trained", True))
-        self.data = {}
-        online = extra.get("online_data", {})
-        if not isinstance(online, dict):
-            raise CheckpointError(f"{path}: its online data is not a dict of workloads")
-        for key, entry in online.items():
-            try:
-                graphs = _widen(unpack_graphs(entry["graphs"]), path, self.model)
-                costs = entry["costs"].numpy()
-            except CheckpointError:
-                raise
-            except Exception as err:  # noqa: BLE001 - any malformed part of a saved file
-                raise CheckpointError(
-                    f"{path}: the online data of workload {key!r} is malformed ({err!r})"
-                ) from err
-            if len(graphs) != len(costs):
-                raise CheckpointError(
-                    f"{path}: workload {key!r} has {len(graphs)} graphs and {len(costs)} costs"
-                )
-            self.data[key] = (graphs, costs)
+        self.data = online_data(extra.get("online_data", {}), path, self.model)
         self.data_size = sum(len(g) for g, _ in self.data.values())
         self.last_train_size = int(extra.get("last_train_size", self.data_size))
         if self.partner is not None and Path(path + ".partner").exists():
@@ -339,6 +311,9 @@ class GNNModel(PyCostModel):
             scores = with_partner(
                 self.partner, context, candidates, scores, self.ensemble_top, key, self._blend
             )
+        if self.explore:  # the spread of the round's first set: its calls get one temperature
+            std = self._reference.get(key + "/std", lambda: spread(scores))
+            scores = explored(scores, self.explore * std, self._rng)
         return np.where(np.isnan(scores), FAILED_SCORE, scores)
 
     def _set_mean(self, key: str):

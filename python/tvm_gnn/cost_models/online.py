@@ -2,7 +2,8 @@
 """What ``GNNModel.update`` trains on: its online data (per workload hash, the measured
 candidates' graphs and costs) labelled within each workload as ``min cost / cost``, a failed run
 0 (:data:`~tvm_gnn.costs.FAILED_COST`), for the whole GNN (:func:`training_graphs`) or, with
-``online="head"``, for the head alone on the graphs' embeddings (:func:`head_rows`)."""
+``online="head"``, for the head alone on the graphs' embeddings (:func:`head_rows`); and that
+data read back from a checkpoint (:func:`online_data`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ import numpy as np
 import torch
 
 from ..costs import FAILED_COST, relative_labels
+from ..errors import CheckpointError
+from ..nn.batch import unpack_graphs
+from ..nn.schema import NUM_FEATURES
 from ..nn.training import readouts
 
 #: What ``update`` retrains: ``"full"`` (the GNN, ``ONLINE_TRAIN``), ``"head"`` (the MLP head
@@ -74,3 +78,44 @@ def held_back(graphs: list, seed: int) -> tuple[list, list]:
         if len(idx) >= 2 * HOLD_BACK:
             val[rng.choice(idx, len(idx) // HOLD_BACK, replace=False)] = True
     return [g for g, v in zip(graphs, val) if not v], [g for g, v in zip(graphs, val) if v]
+
+
+def online_data(saved, path: str, model) -> dict:
+    """A checkpoint's saved online data (workload -> packed graphs and costs) as ``GNNModel.data``
+    (workload -> ``(graphs, costs)``); :class:`~tvm_gnn.errors.CheckpointError` naming ``path``
+    where it is malformed."""
+    if not isinstance(saved, dict):
+        raise CheckpointError(f"{path}: its online data is not a dict of workloads")
+    data = {}
+    for key, entry in saved.items():
+        try:
+            graphs = _widen(unpack_graphs(entry["graphs"]), path, model)
+            costs = entry["costs"].numpy()
+        except CheckpointError:
+            raise
+        except Exception as err:  # noqa: BLE001 - any malformed part of a saved file
+            raise CheckpointError(
+                f"{path}: the online data of workload {key!r} is malformed ({err!r})"
+            ) from err
+        if len(graphs) != len(costs):
+            raise CheckpointError(
+                f"{path}: workload {key!r} has {len(graphs)} graphs and {len(costs)} costs"
+            )
+        data[key] = (graphs, costs)
+    return data
+
+
+def _widen(graphs, path, model):
+    """Online graphs saved by an older featurizer with fewer feature columns, widened to this
+    one's with zeros: only where the model never reads those columns (they would be garbage)."""
+    width = graphs[0].x.shape[1] if graphs else NUM_FEATURES
+    if width == NUM_FEATURES:
+        return graphs
+    if width > NUM_FEATURES or model.config.num_features > width:
+        raise CheckpointError(
+            f"{path}: its online data has {width} feature columns, this featurizer "
+            f"{NUM_FEATURES}, and the model reads {model.config.num_features}"
+        )
+    for g in graphs:
+        g.x = torch.nn.functional.pad(g.x, (0, NUM_FEATURES - width))
+    return graphs

@@ -93,3 +93,17 @@ class RoundReference:
         if key not in self._values:
             self._values[key] = make()
         return self._values[key]
+
+
+def explored(scores: np.ndarray, scale: float, rng: np.random.Generator) -> np.ndarray:
+    """``scores`` plus centred Gumbel noise of ``scale``: the search that keeps the best noisy
+    scores draws its picks from a softmax of the scores at temperature ``scale`` (Gumbel-top-k
+    sampling without replacement) instead of taking their top; NaN (failed) stays NaN."""
+    noise = rng.gumbel(size=len(scores)) - np.euler_gamma
+    return scores + scale * noise
+
+
+def spread(scores: np.ndarray) -> float:
+    """The standard deviation of the finite scores (0 without two of them)."""
+    finite = scores[np.isfinite(scores)]
+    return float(finite.std()) if len(finite) > 1 else 0.0
