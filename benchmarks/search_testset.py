@@ -15,7 +15,11 @@ guide chose to measure. Each scorer ranks them as it ships, without learning fro
   latency over latency (what a pick at random gives).
 
 Reported per guide: pairwise accuracy and top-1 (best latency over the latency of the scorer's
-pick), each a mean over tasks of the mean over seeds, with a 95% bootstrap interval over tasks::
+pick), each a mean over tasks of the mean over seeds, with a 95% bootstrap interval over tasks;
+the share of each scorer's scores below 0 (MetaSchedule's search clamps a score to 0, and picks
+the parents of its next generation with probability proportional to the score: a candidate
+scored below 0 is never one); and, per guide and search round (16 trials), how concentrated what
+the guide chose to measure was: the median latency of the round over the run's best::
 
     .venv/bin/python benchmarks/search_testset.py                      # the held-out tasks' runs
     .venv/bin/python benchmarks/search_testset.py --scorers gnn random # without xgb-pretrained
@@ -29,6 +33,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from tune_tasks_summary import PER_ROUND
+from tuning_runs import quiet_console, saved_report
 
 ROOT = Path(__file__).resolve().parent.parent
 SCORERS = ("gnn", "xgb-pretrained", "random")
@@ -76,7 +82,26 @@ def metrics(s, lat) -> dict:
     return {
         "pairwise": pairwise_accuracy(s, 1.0 / lat, one),
         "top1": mean_top1(s, 1.0 / lat, one),
+        "negative": float(np.mean(s < 0)),  # what the search clamps to 0
     }
+
+
+def round_medians(folder: Path, per_round: int = PER_ROUND) -> list[float]:
+    """Per search round of a run (its records in measurement order, ``per_round`` at a time), the
+    median latency of the round's valid measurements over the run's best (NaN: none valid)."""
+    from tvm_gnn.dataset.dbfile import read_records
+    from tvm_gnn.dataset.layout import open_db_folder
+
+    lat = np.array(
+        [np.inf if r.failed else r.latency for r in read_records(open_db_folder(folder)).records]
+    )
+    best = lat[np.isfinite(lat)].min(initial=np.inf)
+    out = []
+    for start in range(0, len(lat), per_round):
+        valid = lat[start : start + per_round]
+        valid = valid[np.isfinite(valid)]
+        out.append(float(np.median(valid) / best) if len(valid) else float("nan"))
+    return out
 
 
 def build_models(scorers, args) -> dict:
@@ -98,20 +123,24 @@ def build_models(scorers, args) -> dict:
     return models
 
 
-def run(args) -> list[dict]:
+def run(args) -> tuple[list[dict], list[dict]]:
     from tqdm import tqdm
 
     models = build_models(args.scorers, args)
-    rows = []
+    rows, rounds = [], []
     groups = list(run_groups(args.runs, args.guides))
     for task, guide, seed, group in tqdm(groups, desc="runs", disable=args.quiet):
         if len(group.latencies) < 2:
             continue
+        folder = args.runs / task / guide / f"seed{seed}"
+        rounds.append(
+            {"task": task, "guide": guide, "seed": seed, "medians": round_medians(folder)}
+        )
         for scorer in args.scorers:
             m = metrics(scores(scorer, models, group), group.latencies)
             row = {"task": task, "guide": guide, "seed": seed, "scorer": scorer}
             rows.append(row | {"programs": len(group.latencies)} | m)
-    return rows
+    return rows, rounds
 
 
 def per_task(rows, guide, scorer, key) -> np.ndarray:
@@ -128,14 +157,14 @@ def cell(values: np.ndarray, seed: int = 0, resamples: int = 2000) -> str:
     return f"{values.mean():.3f} [{lo:.3f}, {hi:.3f}]"
 
 
-def render(rows, args) -> str:
+def render(rows, rounds, args) -> str:
     guides = sorted({r["guide"] for r in rows})
     lines = [
         f"Runs of `{args.runs.relative_to(ROOT) if args.runs.is_relative_to(ROOT) else args.runs}`"
         "; per guide, the mean over tasks (of the mean over seeds), 95% bootstrap over tasks.",
         "",
-        "| guide | tasks | runs | programs a run | scorer | pairwise | top-1 |",
-        "|---|---:|---:|---:|---|---:|---:|",
+        "| guide | tasks | runs | programs a run | scorer | pairwise | top-1 | scores < 0 |",
+        "|---|---:|---:|---:|---|---:|---:|---:|",
     ]
     for guide in guides:
         mine = [r for r in rows if r["guide"] == guide and r["scorer"] == args.scorers[0]]
@@ -143,11 +172,36 @@ def render(rows, args) -> str:
         programs = np.median([r["programs"] for r in mine])
         for scorer in args.scorers:
             pw, t1 = (per_task(rows, guide, scorer, k) for k in ("pairwise", "top1"))
-            pw_cell = "0.5" if scorer == "random" else cell(pw)
+            if scorer == "random":
+                pw_cell, neg = "0.5", "-"
+            else:
+                pw_cell, neg = cell(pw), f"{per_task(rows, guide, scorer, 'negative').mean():.2f}"
             lines.append(
                 f"| {guide} | {n_tasks} | {len(mine)} | {programs:.0f} | {scorer} | "
-                f"{pw_cell} | {cell(t1)} |"
+                f"{pw_cell} | {cell(t1)} | {neg} |"
             )
+    return "\n".join(lines + ["", render_rounds(rounds, guides)])
+
+
+def render_rounds(rounds, guides) -> str:
+    """Per guide and round, the geometric mean over runs of the round's median latency over the
+    run's best: how close to its best what the guide measured was, round by round."""
+    width = max(len(r["medians"]) for r in rounds)
+    head = " | ".join(f"round {k + 1}" for k in range(width))
+    lines = [
+        f"Median latency of each round's {PER_ROUND} measurements over the run's best (geometric "
+        "mean over runs):",
+        "",
+        f"| guide | {head} |",
+        "|---|" + "---:|" * width,
+    ]
+    for guide in guides:
+        runs = [r["medians"] for r in rounds if r["guide"] == guide]
+        cells = []
+        for k in range(width):
+            vals = np.array([m[k] for m in runs if len(m) > k and np.isfinite(m[k])])
+            cells.append(f"{np.exp(np.log(vals).mean()):.2f}" if len(vals) else "-")
+        lines.append(f"| {guide} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -172,27 +226,21 @@ def parse(argv=None) -> argparse.Namespace:
 
 
 def main(argv=None) -> int:
-    import logging
-    import warnings
-
-    warnings.filterwarnings("ignore", message=".*torch.jit.script.*is deprecated")
-    logging.disable(logging.WARNING)
+    quiet_console()
     args = parse(argv)
     if args.report_only:
-        if not (args.json and args.json.is_file()):
-            raise SystemExit("--report-only reads the rows from --json FILE, which must exist")
-        saved = json.loads(args.json.read_text())
+        saved = saved_report(args.json)
         args.scorers, args.runs = saved["scorers"], Path(saved["runs"])
-        print(render(saved["rows"], args))
+        print(render(saved["rows"], saved["rounds"], args))
         return 0
     if not args.runs.is_dir():
         raise SystemExit(f"{args.runs}: no such folder of per-task runs")
-    rows = run(args)
+    rows, rounds = run(args)
     if not rows:
         raise SystemExit(f"{args.runs}: no finished run with two programs or more")
-    print(render(rows, args))
+    print(render(rows, rounds, args))
     if args.json:
-        saved = {"scorers": args.scorers, "runs": str(args.runs), "rows": rows}
+        saved = {"scorers": args.scorers, "runs": str(args.runs), "rows": rows, "rounds": rounds}
         args.json.write_text(json.dumps(saved, indent=1))
     return 0
 

@@ -14,8 +14,6 @@ from pathlib import Path
 import numpy as np
 
 from tvm_gnn import atomic
-from tvm_gnn.dataset.archive import gzip_bytes
-from tvm_gnn.dataset.layout import gunzip
 from tvm_gnn.tune import cost_model_seconds
 
 MODEL_ORDER = ("gnn", "gnn-head", "xgb", "xgb-pretrained", "random")
@@ -61,6 +59,9 @@ def archive(work: Path, dest: Path) -> None:
     """Copy a finished run's logs (and its databases, gzipped) into the committed archive, each
     file whole or not at all (:mod:`tvm_gnn.atomic`); an archived database that holds the same
     bytes is left as it is."""
+    from tvm_gnn.dataset.archive import gzip_bytes
+    from tvm_gnn.dataset.layout import gunzip
+
     for name in ARCHIVED:
         src = work / name
         if not src.exists():
@@ -76,6 +77,8 @@ def archive(work: Path, dest: Path) -> None:
 def restore(kept: Path, work: Path) -> bool:
     """Unpack an archived run into ``work`` (a new machine of the same hardware resumes from the
     archive instead of tuning again). Returns whether there was a finished run to restore."""
+    from tvm_gnn.dataset.layout import gunzip
+
     if not (kept / "tune_log.json").exists():
         return False
     for name in (n for n in ARCHIVED if n != "tune_log.json"):

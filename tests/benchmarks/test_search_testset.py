@@ -37,5 +37,12 @@ def test_a_searchs_programs_are_scored_per_guide(tmp_path, llvm_target, capsys):
     # a random pick's expectation, from the same latencies
     np.testing.assert_allclose(by["random"]["top1"], np.mean(lat.min() / lat))
     assert "| random | 1 | 1 |" in table
+    assert 0.0 <= by["gnn"]["negative"] <= 1.0 and "negative" not in by["random"]
+    # one round of 16: its median latency over the run's best
+    (one_run,) = json.loads(out.read_text())["rounds"]
+    measured = np.array(group.latencies)
+    measured = measured[np.isfinite(measured)]
+    np.testing.assert_allclose(one_run["medians"], [np.median(measured) / measured.min()])
+    assert "| random | " + f"{one_run['medians'][0]:.2f} |" in table
     assert bench.main(["--report-only", "--json", str(out)]) == 0
     assert capsys.readouterr().out == table
