@@ -41,8 +41,8 @@ SCORERS = ("gnn", "xgb-pretrained", "random")
 
 
 def run_groups(runs: Path, guides=None):
-    """``(task, guide, seed, group)`` of every finished run under ``runs`` (``task/guide/seedN``),
-    each group holding its distinct programs with a finite latency."""
+    """``(task, guide, seed, folder, group)`` of every finished run under ``runs``
+    (``task/guide/seedN``), each group holding its distinct programs with a finite latency."""
     from tvm_gnn.dataset.groups import load_folder_groups
     from tvm_gnn.dataset.records import program_id
 
@@ -60,7 +60,7 @@ def run_groups(runs: Path, guides=None):
                     cands.append(c)
                     lats.append(lat)
             group.candidates, group.latencies = cands, lats
-            yield task, guide, int(folder.name.removeprefix("seed")), group
+            yield task, guide, int(folder.name.removeprefix("seed")), folder, group
 
 
 def scores(scorer: str, models: dict, group) -> np.ndarray | None:
@@ -129,10 +129,9 @@ def run(args) -> tuple[list[dict], list[dict]]:
     models = build_models(args.scorers, args)
     rows, rounds = [], []
     groups = list(run_groups(args.runs, args.guides))
-    for task, guide, seed, group in tqdm(groups, desc="runs", disable=args.quiet):
+    for task, guide, seed, folder, group in tqdm(groups, desc="runs", disable=args.quiet):
         if len(group.latencies) < 2:
             continue
-        folder = args.runs / task / guide / f"seed{seed}"
         rounds.append(
             {"task": task, "guide": guide, "seed": seed, "medians": round_medians(folder)}
         )

@@ -39,18 +39,8 @@ MODELS = (
 #: scores get Gumbel noise at T x their spread (:data:`EXPLORE_VARIANTS`); ``xgb-pretrained``,
 #: XGBModel first trained on the records the GNN weights trained on (the fair peer)
 DEFAULT_MODELS = ("gnn", "xgb", "random")
-#: models that start from GNN weights: their runs record the weights' digest
-GNN_MODELS = (
-    "gnn",
-    "gnn+xgb",
-    "gnn-long",
-    "gnn-head",
-    "gnn-refit",
-    "gnn-lambda32",
-    "gnn+native",
-    "gnn-explore-0.5",
-    "gnn-explore-1",
-)
+#: models that start from GNN weights (named ``gnn...``): their runs record the weights' digest
+GNN_MODELS = tuple(m for m in MODELS if m.startswith("gnn"))
 #: models whose runs depend on the GNN weights (their training records): keyed by their digest
 WEIGHTED_MODELS = GNN_MODELS + ("xgb-pretrained",)
 #: gnn-long's online epochs (benchmarks/online_adaptation.py's gnn-online-long)
