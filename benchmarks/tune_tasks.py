@@ -213,7 +213,12 @@ def parse(argv=None) -> argparse.Namespace:
     p.add_argument("--data", type=Path, default=ROOT / "data", help="dataset (default: data/)")
     p.add_argument("--hardware", default=None, help="dataset hardware folder the tasks come from")
     p.add_argument("--runs", type=Path, default=None, help="archive (default: per hardware)")
-    p.add_argument("--tasks", nargs="+", default=None, help="indices or names (default: all)")
+    p.add_argument(
+        "--tasks",
+        nargs="+",
+        default=None,
+        help="indices or names (default: all; with --report-only, archived names)",
+    )
     p.add_argument("--count", type=int, default=12, help="tasks selected (default: 12)")
     p.add_argument("--seeds", nargs="+", type=int, default=list(SEEDS))
     p.add_argument(
@@ -288,7 +293,13 @@ def main(argv=None) -> int:
             for seed in args.seeds:
                 for model in args.models:
                     tune_one(args, task, model, seed, runs, digest)
-    res = summarize(read_runs(runs, digest), args.trials, args.models)
+    archived = read_runs(runs, digest)
+    if args.report_only and args.tasks:  # a report of some tasks: named, as the archive names them
+        unknown = sorted(set(args.tasks) - {r["task"] for r in archived})
+        if unknown:
+            raise SystemExit(f"--report-only --tasks takes archived task names, not {unknown}")
+        archived = [r for r in archived if r["task"] in args.tasks]
+    res = summarize(archived, args.trials, args.models)
     plot_path = args.doc.parent / f"tuning-{section.removeprefix('tune-')}.png"
     if res["curves"]:
         plot(res, plot_path)
@@ -297,6 +308,8 @@ def main(argv=None) -> int:
         command += f" --set {args.set}"
     if tuple(args.models) != DEFAULT_MODELS:
         command += " --models " + " ".join(args.models)
+    if args.report_only and args.tasks:
+        command += " --tasks " + " ".join(args.tasks)
     if args.section:
         command += f" --section {args.section}"
     text = render(res, command, plot_path.name if res["curves"] else None)

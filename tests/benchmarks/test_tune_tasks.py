@@ -112,6 +112,11 @@ def test_tune_tasks_reports_a_variant_against_the_gnn_without_xgbmodel(tmp_path)
     assert report.read_section(doc, "tune-tasks-dev") is None
     assert json.loads(numbers.read_text())["tasks"] == ["a", "b"]
     assert not list(tmp_path.glob("*.png"))
+    assert bench.main(argv + ["--tasks", "b"]) == 0  # the report of some tasks says which
+    assert json.loads(numbers.read_text())["tasks"] == ["b"]
+    assert "--tasks b --section" in report.read_section(doc, "tune-tasks-dev-choice")
+    with pytest.raises(SystemExit, match="archived task names"):
+        bench.main(argv + ["--tasks", "0"])
 
 
 def test_tune_tasks_online_variants_are_the_shipped_gnn_with_those_fields_changed():
