@@ -220,7 +220,14 @@ def parse(argv=None) -> argparse.Namespace:
         help="indices or names (default: all; with --report-only, archived names)",
     )
     p.add_argument("--count", type=int, default=12, help="tasks selected (default: 12)")
-    p.add_argument("--seeds", nargs="+", type=int, default=list(SEEDS))
+    p.add_argument(
+        "--seeds",
+        nargs="+",
+        type=int,
+        default=None,
+        help=f"seeds tuned (default: {' '.join(map(str, SEEDS))}), or with --report-only reported "
+        "(default: all archived)",
+    )
     p.add_argument(
         "--set",
         choices=SETS,
@@ -290,7 +297,7 @@ def main(argv=None) -> int:
                 print(f"{i:>2} {t['id']:<70} {t['kind']:<20} {t['cost'] * 1e3:8.3f} ms")
             return 0
         for task in tasks:
-            for seed in args.seeds:
+            for seed in args.seeds or SEEDS:
                 for model in args.models:
                     tune_one(args, task, model, seed, runs, digest)
     archived = read_runs(runs, digest)
@@ -299,6 +306,8 @@ def main(argv=None) -> int:
         if unknown:
             raise SystemExit(f"--report-only --tasks takes archived task names, not {unknown}")
         archived = [r for r in archived if r["task"] in args.tasks]
+    if args.report_only and args.seeds:
+        archived = [r for r in archived if r["seed"] in args.seeds]
     res = summarize(archived, args.trials, args.models)
     plot_path = args.doc.parent / f"tuning-{section.removeprefix('tune-')}.png"
     if res["curves"]:
@@ -310,6 +319,8 @@ def main(argv=None) -> int:
         command += " --models " + " ".join(args.models)
     if args.report_only and args.tasks:
         command += " --tasks " + " ".join(args.tasks)
+    if args.report_only and args.seeds:
+        command += " --seeds " + " ".join(map(str, args.seeds))
     if args.section:
         command += f" --section {args.section}"
     text = render(res, command, plot_path.name if res["curves"] else None)

@@ -115,6 +115,8 @@ def test_tune_tasks_reports_a_variant_against_the_gnn_without_xgbmodel(tmp_path)
     assert bench.main(argv + ["--tasks", "b"]) == 0  # the report of some tasks says which
     assert json.loads(numbers.read_text())["tasks"] == ["b"]
     assert "--tasks b --section" in report.read_section(doc, "tune-tasks-dev-choice")
+    assert bench.main(argv + ["--seeds", "1"]) == 0  # and of some seeds
+    assert json.loads(numbers.read_text())["seeds"] == {"a": [1], "b": [1]}
     with pytest.raises(SystemExit, match="archived task names"):
         bench.main(argv + ["--tasks", "0"])
 
