@@ -41,7 +41,8 @@ fixed so that a network collected later does not change the tasks), into their o
 variants ``gnn+xgb`` (the GNN blended with an XGBModel that learns during the search),
 ``gnn-long`` (a longer online update), ``gnn-head`` (an online update of the head alone,
 ``GNNModel(online="head")``), ``gnn+native`` (the GNN's 64 best of each call reordered with an
-XGBoost on native per-store features, draft then verify) and ``xgb-pretrained`` (XGBModel first
+XGBoost on native per-store features, draft then verify), ``gnn+native-all`` (the GNN blended
+with that XGBoost over every candidate) and ``xgb-pretrained`` (XGBModel first
 trained on the weights' training records, once per weights and seed, kept in ``.cache/``).
 ``gnn+xgb`` spends about 40% of wall-clock in the cost model, over the 10% limit, so the development
 runs left it after six tasks, and ``gnn-long`` and XGBModel after seed 0 of every task (the choice

@@ -23,6 +23,7 @@ MODELS = (
     "gnn-refit",
     "gnn-lambda32",
     "gnn+native",
+    "gnn+native-all",
     "gnn-explore-0.5",
     "gnn-explore-1",
     "xgb-pretrained",
@@ -35,7 +36,8 @@ MODELS = (
 #: (``GNNModel(online="refit")``); ``gnn-lambda32``, the GNN whose online update trains with the
 #: shipped weights' LambdaRank for 32 epochs (:data:`ONLINE_VARIANTS`); ``gnn+native``, the
 #: GNN whose 64 best candidates of each call are reordered with an XGBoost on native per-store
-#: features that learns during the search (draft then verify); ``gnn-explore-T``, the GNN whose
+#: features that learns during the search (draft then verify); ``gnn+native-all``, the GNN
+#: blended with that XGBoost over every candidate; ``gnn-explore-T``, the GNN whose
 #: scores get Gumbel noise at T x their spread (:data:`EXPLORE_VARIANTS`); ``xgb-pretrained``,
 #: XGBModel first trained on the records the GNN weights trained on (the fair peer)
 DEFAULT_MODELS = ("gnn", "xgb", "random")

@@ -15,6 +15,9 @@ def test_the_gnn_names_build_the_shipped_gnn_with_their_online_update_and_seed()
     assert isinstance(head, GNNModel) and head.online == "head" and head.seed == 3 and head.trained
     blend = make_cost_model("gnn+xgb")
     assert isinstance(blend, GNNModel) and blend.online == "full" and blend.partner is not None
+    top, every = make_cost_model("gnn+native"), make_cost_model("gnn+native-all")
+    assert top.ensemble_top == 64 and every.ensemble_top is None  # draft then verify; a blend
+    assert type(top.partner).__name__ == type(every.partner).__name__ == "StoreXGBModel"
 
 
 def test_tvms_models_by_name_and_a_model_passes_through():

@@ -16,6 +16,7 @@ COST_MODELS = (
     "random",
     "gnn+xgb",
     "gnn+native",
+    "gnn+native-all",
 )
 
 

@@ -15,6 +15,7 @@ GNN_KINDS = {
     "gnn-refit": {"online": "refit"},
     "gnn+xgb": {"ensemble": "xgb"},
     "gnn+native": {"ensemble": "native", "ensemble_top": 64},
+    "gnn+native-all": {"ensemble": "native"},
 }
 
 
@@ -31,7 +32,9 @@ def make_cost_model(
     measurement, early-stopping on a held-back part (``online="refit"``);
     ``gnn+xgb``: GNNModel blended with an XGBModel that learns during the search
     (:mod:`.ensemble`); ``gnn+native``: GNNModel whose 64 best candidates of each call are
-    reordered with a StoreXGBModel that learns during the search (draft then verify).
+    reordered with a StoreXGBModel that learns during the search (draft then verify);
+    ``gnn+native-all``: GNNModel blended over every candidate with that StoreXGBModel, as
+    ``gnn+xgb`` is with XGBModel.
     """
     if not isinstance(kind, str):
         return kind
