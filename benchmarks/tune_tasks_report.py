@@ -47,6 +47,7 @@ def _model_table(res: dict) -> list[str]:
         f"its own best at {min(budgets)} trials / at {final}",
         f"at {final - PER_ROUND} / at {final} (the last round)",
         "cost model share of tuning wall-clock",
+        f"cost model seconds a round of {PER_ROUND} (median run)",
     ]
     lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
     for m in res["models"]:
@@ -58,6 +59,7 @@ def _model_table(res: dict) -> list[str]:
             f"{res['gain_after_first'][m]:.3f}",
             f"{res['gain_last_round'][m]:.3f}",
             f"{res['cost_model_share'][m]:.1%}",
+            f"{res['cost_per_round'][m]:.2f}",
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return lines

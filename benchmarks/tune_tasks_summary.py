@@ -182,6 +182,19 @@ def summarize(runs: list[dict], trials: int, models=DEFAULT_MODELS) -> dict:
         )
         for m in models
     }
+    # seconds in the cost model a search round (predict and update): the median over runs
+    res["cost_per_round"] = {
+        m: float(
+            np.median(
+                [
+                    by[t, m][s]["cost_model_seconds"] * PER_ROUND / by[t, m][s]["trials"]
+                    for t in tasks
+                    for s in seeds[t]
+                ]
+            )
+        )
+        for m in models
+    }
     res["machines"] = sorted({r["machine"] for r in runs})
     res["days"] = sorted({r["day"] for r in runs})
     res["curves"] = _curves(by, models, tasks, seeds, trials)
