@@ -208,6 +208,22 @@ def read_runs(runs: Path, digest: str | None) -> list[dict]:
     return out
 
 
+def report_subset(archived: list[dict], tasks, seeds) -> tuple[list[dict], str]:
+    """The runs of a report of some ``tasks`` (archived names) and ``seeds`` (None: all), and
+    the flags that say so in its command line."""
+    flags = ""
+    if tasks:
+        unknown = sorted(set(tasks) - {r["task"] for r in archived})
+        if unknown:
+            raise SystemExit(f"--report-only --tasks takes archived task names, not {unknown}")
+        archived = [r for r in archived if r["task"] in tasks]
+        flags += " --tasks " + " ".join(tasks)
+    if seeds:
+        archived = [r for r in archived if r["seed"] in seeds]
+        flags += " --seeds " + " ".join(map(str, seeds))
+    return archived, flags
+
+
 # -- command line -------------------------------------------------------------------------------
 def parse(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -301,14 +317,9 @@ def main(argv=None) -> int:
             for seed in args.seeds or SEEDS:
                 for model in args.models:
                     tune_one(args, task, model, seed, runs, digest)
-    archived = read_runs(runs, digest)
-    if args.report_only and args.tasks:  # a report of some tasks: named, as the archive names them
-        unknown = sorted(set(args.tasks) - {r["task"] for r in archived})
-        if unknown:
-            raise SystemExit(f"--report-only --tasks takes archived task names, not {unknown}")
-        archived = [r for r in archived if r["task"] in args.tasks]
-    if args.report_only and args.seeds:
-        archived = [r for r in archived if r["seed"] in args.seeds]
+    archived, subset = read_runs(runs, digest), ""
+    if args.report_only:
+        archived, subset = report_subset(archived, args.tasks, args.seeds)
     res = summarize(archived, args.trials, args.models)
     plot_path = args.doc.parent / f"tuning-{section.removeprefix('tune-')}.png"
     if res["curves"]:
@@ -318,10 +329,7 @@ def main(argv=None) -> int:
         command += f" --set {args.set}"
     if tuple(args.models) != DEFAULT_MODELS:
         command += " --models " + " ".join(args.models)
-    if args.report_only and args.tasks:
-        command += " --tasks " + " ".join(args.tasks)
-    if args.report_only and args.seeds:
-        command += " --seeds " + " ".join(map(str, args.seeds))
+    command += subset
     if args.section:
         command += f" --section {args.section}"
     text = render(res, command, plot_path.name if res["curves"] else None)
