@@ -175,30 +175,29 @@ def summarize(runs: list[dict], trials: int, models=DEFAULT_MODELS) -> dict:
 
     res["gain_after_first"] = {m: gain(m, first) for m in models}
     res["gain_last_round"] = {m: gain(m, last - PER_ROUND) for m in models}
-    res["cost_model_share"] = {
-        m: float(
-            sum(by[t, m][s]["cost_model_seconds"] for t in tasks for s in seeds[t])
-            / max(sum(by[t, m][s]["tuning_seconds"] for t in tasks for s in seeds[t]), 1e-9)
-        )
-        for m in models
-    }
-    # seconds in the cost model a search round (predict and update): the median over runs
-    res["cost_per_round"] = {
-        m: float(
-            np.median(
-                [
-                    by[t, m][s]["cost_model_seconds"] * PER_ROUND / by[t, m][s]["trials"]
-                    for t in tasks
-                    for s in seeds[t]
-                ]
-            )
-        )
-        for m in models
-    }
+    res.update(_costs(by, models, tasks, seeds))
     res["machines"] = sorted({r["machine"] for r in runs})
     res["days"] = sorted({r["day"] for r in runs})
     res["curves"] = _curves(by, models, tasks, seeds, trials)
     return res
+
+
+def _costs(by, models, tasks, seeds) -> dict:
+    """Per model, the cost model's share of tuning wall-clock over its runs, and its seconds a
+    search round (predict and update), the median over runs."""
+    runs = {m: [by[t, m][s] for t in tasks for s in seeds[t]] for m in models}
+    share = {
+        m: float(
+            sum(r["cost_model_seconds"] for r in rs)
+            / max(sum(r["tuning_seconds"] for r in rs), 1e-9)
+        )
+        for m, rs in runs.items()
+    }
+    per_round = {
+        m: float(np.median([r["cost_model_seconds"] * PER_ROUND / r["trials"] for r in rs]))
+        for m, rs in runs.items()
+    }
+    return {"cost_model_share": share, "cost_per_round": per_round}
 
 
 def _curves(by, models, tasks, seeds, trials) -> dict:
