@@ -33,6 +33,14 @@ setup() {
         echo "build.sh: $PYTHON not found; set PYTHON=/path/to/python3.11" >&2
         exit 1
     fi
+    # the environment takes about 6.2 GiB (torch's wheels bring CUDA libraries): say so before
+    # pip runs out of disk halfway
+    local free_kib need_kib=$((7 * 1024 * 1024))
+    free_kib=$(df -Pk . | awk 'NR == 2 {print $4}')
+    if [[ $free_kib =~ ^[0-9]+$ ]] && ((free_kib < need_kib)); then
+        echo "build.sh: setup needs about 7 GiB free here, $((free_kib / 1024)) MiB are" >&2
+        exit 1
+    fi
     echo "==> creating $VENV and installing pinned dependencies (first run: a few minutes)"
     [[ -x $VENV/bin/python ]] || "$PYTHON" -m venv "$VENV"
     local pip=("$VENV/bin/python" -m pip install --quiet --disable-pip-version-check)
