@@ -38,17 +38,9 @@ A cost model or its settings are chosen elsewhere: ``--set dev`` tunes the tasks
 that were collected but neither trained on by the weights nor held out (:data:`DEV_NETWORKS`,
 fixed so that a network collected later does not change the tasks), into their own archive
 (``tasks-dev``), section (``tune-tasks-dev``) and plot; ``--models`` adds the opt-in
-variants ``gnn+xgb`` (the GNN blended with an XGBModel that learns during the search),
-``gnn-long`` (a longer online update), ``gnn-head`` (an online update of the head alone,
-``GNNModel(online="head")``), ``gnn+native`` (the GNN's 64 best of each call reordered with an
-XGBoost on native per-store features, draft then verify), ``gnn+native-all`` (the GNN blended
-with that XGBoost over every candidate) and ``xgb-pretrained`` (XGBModel first
-trained on the weights' training records, once per weights and seed, kept in ``.cache/``).
-``gnn+xgb`` spends about 40% of wall-clock in the cost model, over the 10% limit, so the development
-runs left it after six tasks, and ``gnn-long`` and XGBModel after seed 0 of every task (the choice
-reads ``gnn-head`` against ``gnn`` alone). A report of other models than a section's usual ones goes
-to its own ``--section`` (and plot and numbers); without XGBModel it has the variants' table and
-no plot::
+variants (``tune_tasks_summary.DEFAULT_MODELS`` says what each is). A report of other models than
+a section's usual ones goes to its own ``--section`` (and plot and numbers); without XGBModel it
+has the variants' table and no plot::
 
     .venv/bin/python benchmarks/tune_tasks.py --set dev --models gnn xgb gnn-long gnn-head
     .venv/bin/python benchmarks/tune_tasks.py --report-only --set dev --models gnn gnn-head \\
@@ -197,6 +189,11 @@ def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -
     return result
 
 
+def model_order(models, seed: int, alternate: bool) -> list[str]:
+    """The order a task-seed's models are tuned in: as given, or reversed on odd seeds."""
+    return list(models)[::-1] if alternate and seed % 2 else list(models)
+
+
 def read_runs(runs: Path, digest: str | None) -> list[dict]:
     """Every archived run (GNN runs only of the weights with ``digest``, when given)."""
     out = []
@@ -260,6 +257,12 @@ def parse(argv=None) -> argparse.Namespace:
         default=list(DEFAULT_MODELS),
         help=f"tuned and reported (default: {' '.join(DEFAULT_MODELS)})",
     )
+    p.add_argument(
+        "--alternate",
+        action="store_true",
+        help="tune the models of odd seeds in the reverse order, so that in a back-to-back "
+        "comparison neither model always runs first",
+    )
     p.add_argument("--trials", type=int, default=128, help="trials per run (default: 128)")
     p.add_argument("--num-cores", type=int, default=None, help="target cores (default: all)")
     p.add_argument("--checkpoint", default=None, help="GNN weights (default: the shipped ones)")
@@ -315,7 +318,7 @@ def main(argv=None) -> int:
             return 0
         for task in tasks:
             for seed in args.seeds or SEEDS:
-                for model in args.models:
+                for model in model_order(args.models, seed, args.alternate):
                     tune_one(args, task, model, seed, runs, digest)
     archived, subset = read_runs(runs, digest), ""
     if args.report_only:

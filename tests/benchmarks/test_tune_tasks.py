@@ -140,6 +140,15 @@ def test_tune_tasks_online_variants_are_the_shipped_gnn_with_those_fields_change
     assert (explore.explore, explore.seed, explore.train_config) == (0.5, 2, ONLINE_TRAIN)
 
 
+def test_tune_tasks_alternate_reverses_the_models_of_odd_seeds_only():
+    bench = script("tune_tasks")
+    models = ["gnn", "gnn+native-all"]
+    assert bench.model_order(models, 0, True) == models
+    assert bench.model_order(models, 1, True) == models[::-1]
+    assert bench.model_order(models, 1, False) == models
+    assert bench.parse(["--report-only", "--alternate"]).alternate
+
+
 def test_tune_tasks_dev_networks_are_neither_trained_on_nor_held_out(tmp_path):
     bench = script("task_selection")
     for net in ("resnet18", "vgg16", "vit_b_16", "convnext_tiny", "swin_t"):
