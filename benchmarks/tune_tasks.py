@@ -16,19 +16,18 @@ runs by parts: ``--tasks`` (indices or names) and ``--seeds``.
 The report (``docs/tuning.md``, generated section ``tune-tasks``; numbers in
 ``benchmarks/results/tune_tasks.json``; ``--report-only`` rebuilds both from the archived runs):
 
-- per task, each model's best latency at 32, 64 and 128 trials (geometric mean over seeds);
-- the geometric mean over tasks of GNN best / XGBModel best at 32, 64 and 128 trials, with a
-  95% bootstrap interval that resamples tasks, and seeds within each task;
+- per task, each model's best latency at 32, 64, 128 and ``--trials`` trials (geometric mean
+  over seeds; the models of ``SHORT_RUNS`` stop at 128, so a 256-trial test reuses their runs);
+- the geometric mean over tasks of GNN best / XGBModel best at each, with a 95% bootstrap
+  interval that resamples tasks, and seeds within each task;
 - the median over tasks and seeds of the trials each model needs to reach XGBModel's 128-trial
   best of the same seed;
 - the cost model's share of tuning wall-clock;
-- a plot: each model's best latency relative to XGBModel's 128-trial best, geometric mean over
-  tasks, against trials, with its bootstrap band.
+- a plot: each model's best relative to XGBModel's final best, against trials, with a band.
 
 The status table of ``docs/tuning.md`` (section ``tune-tasks-targets``) reads the same numbers
-against the targets (GNN / XGBModel <= 0.90 at 64 trials with the interval below 1.0, XGBModel's
-best reached in a third of the trials, cost model <= 10% of wall-clock), "so far" until every
-task has all of :data:`SEEDS`.
+against the targets (:func:`tune_tasks_report.render_targets`), "so far" until every task has
+all of :data:`SEEDS`.
 
     .venv/bin/python benchmarks/tune_tasks.py --list
     .venv/bin/python benchmarks/tune_tasks.py --tasks 0 1 --seeds 0 1 2
@@ -66,6 +65,7 @@ from tune_tasks_summary import (
     ONLINE_VARIANTS,
     PER_ROUND,
     WEIGHTED_MODELS,
+    model_trials,
     summarize,
 )
 
@@ -142,10 +142,10 @@ def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -
     from tvm_gnn.tune.workload import tune_tir
 
     out = run_dir(runs, task, model, seed)
-    done = out / "run.json"
+    done, trials = out / "run.json", model_trials(model, args.trials)
     if done.exists():
         old = json.loads(done.read_text())
-        if old["trials"] >= args.trials and (
+        if old["trials"] >= trials and (
             model not in WEIGHTED_MODELS or old.get("weights") == digest
         ):
             return old
@@ -157,7 +157,7 @@ def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -
             task["mod"],
             target_from("llvm", args.num_cores),
             str(work),
-            max_trials=args.trials,
+            max_trials=trials,
             cost_model=cost_model_for(model, seed, args.checkpoint, args.data, digest),
             num_trials_per_iter=PER_ROUND,
             seed=seed,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from tune_tasks_summary import LONG_EPOCHS, PER_ROUND
+from tune_tasks_summary import LONG_EPOCHS, PER_ROUND, SHORT_RUNS
 
 
 def _median_trials(t: dict, final: int) -> str:
@@ -15,8 +15,9 @@ def _median_trials(t: dict, final: int) -> str:
     return f"{t['median']:.0f}" if np.isfinite(t["median"]) else f"> {final}"
 
 
-def _ratio_cell(c: dict) -> str:
-    return f"**{c['ratio']:.3f}** [{c['low']:.3f}, {c['high']:.3f}]"
+def _ratio_cell(c: dict | None) -> str:
+    """A ratio and its interval; a dash where the model's runs stop short of the budget."""
+    return "–" if c is None else f"**{c['ratio']:.3f}** [{c['low']:.3f}, {c['high']:.3f}]"
 
 
 def _ratio_table(heading: str, ratios: dict, ref: str, res: dict) -> list[str]:
@@ -29,7 +30,7 @@ def _ratio_table(heading: str, ratios: dict, ref: str, res: dict) -> list[str]:
     ]
     for m in res["models"]:
         if f"{m}@{budgets[0]}" in ratios:
-            cells = [ratios[f"{m}@{b}"] for b in budgets]
+            cells = [ratios.get(f"{m}@{b}") for b in budgets]
             lines.append(f"| {m} / {ref} | " + " | ".join(map(_ratio_cell, cells)) + " |")
     return lines
 
@@ -51,7 +52,8 @@ def _model_table(res: dict) -> list[str]:
     ]
     lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
     for m in res["models"]:
-        cells = [m]
+        short = f"{m}@{final}" not in res["per_task"][res["tasks"][0]]
+        cells = [f"{m} (runs of {SHORT_RUNS[m]} trials: at their end)" if short else m]
         if to_xgb:
             t = to_xgb[m]
             cells += [_median_trials(t, final), f"{t['reached']} / {t['runs']} runs"]
@@ -100,7 +102,11 @@ def render(res: dict, command: str, plot_name: str | None) -> str:
         "|---|---|" + "---:|" * (len(budgets) * len(models)),
     ]
     for t, row in res["per_task"].items():
-        cells = [f"{row[f'{m}@{b}'] * 1e3:.4f}" for b in budgets for m in models]
+        cells = [
+            f"{row[f'{m}@{b}'] * 1e3:.4f}" if f"{m}@{b}" in row else "–"
+            for b in budgets
+            for m in models
+        ]
         lines.append(f"| {t} | {row['kind']} | " + " | ".join(cells) + " |")
     if plot_name:
         lines += ["", f"![best latency against trials]({plot_name})"]

@@ -45,6 +45,9 @@ DEFAULT_MODELS = ("gnn", "xgb", "random")
 GNN_MODELS = tuple(m for m in MODELS if m.startswith("gnn"))
 #: models whose runs depend on the GNN weights (their training records): keyed by their digest
 WEIGHTED_MODELS = GNN_MODELS + ("xgb-pretrained",)
+#: models whose runs stop at this many trials in a longer benchmark (issue 73's 256-trial test:
+#: ``xgb-pretrained`` may stop at 128, and RandomModel's 128-trial runs stay as they are)
+SHORT_RUNS = {"xgb-pretrained": 128, "random": 128}
 #: gnn-long's online epochs (benchmarks/online_adaptation.py's gnn-online-long)
 LONG_EPOCHS = 64
 #: GNN variants of the benchmark alone: the shipped model with these ``ONLINE_TRAIN`` fields
@@ -97,22 +100,31 @@ def interval(a: dict, b: dict, tasks: list[str], seed: int = 0) -> tuple[float, 
 
 
 def _ratios(lat: dict, models: list[str], ref: str, budgets, tasks) -> dict:
-    """``{"model@budget": {"ratio", "low", "high"}}``: each of ``models`` against ``ref``."""
+    """``{"model@budget": {"ratio", "low", "high"}}``: each of ``models`` against ``ref``, at
+    the budgets both have."""
     out = {}
     for m in models:
         for b in budgets:
+            if (m, b) not in lat or (ref, b) not in lat:
+                continue
             ratio, low, high = interval(lat[m, b], lat[ref, b], tasks)
             out[f"{m}@{b}"] = {"ratio": ratio, "low": low, "high": high}
     return out
 
 
+def model_trials(model: str, trials: int) -> int:
+    """The trials a run of ``model`` has in a benchmark of ``trials`` (:data:`SHORT_RUNS`)."""
+    return min(trials, SHORT_RUNS.get(model, trials))
+
+
 def summarize(runs: list[dict], trials: int, models=DEFAULT_MODELS) -> dict:
     """The benchmark's numbers from the runs of ``models`` of ``trials`` trials (tasks where
-    every one of them has runs of the same seeds only), read at 32, 64 and ``trials`` trials."""
-    budgets = [b for b in (32, 64) if b < trials] + [trials]
+    every one of them has runs of the same seeds only), read at 32, 64, 128 and ``trials``
+    trials; a model of :data:`SHORT_RUNS` only up to its own end."""
+    budgets = [b for b in (32, 64, 128) if b < trials] + [trials]
     by: dict[tuple[str, str], dict[int, dict]] = {}
     for r in runs:
-        if r["trials"] >= trials and r["model"] in models:
+        if r["model"] in models and r["trials"] >= model_trials(r["model"], trials):
             by.setdefault((r["task"], r["model"]), {})[r["seed"]] = r
     models = [m for m in MODELS if any(k[1] == m for k in by)]
     tasks = sorted({t for t, _ in by if all((t, m) in by for m in models)})
@@ -124,15 +136,12 @@ def summarize(runs: list[dict], trials: int, models=DEFAULT_MODELS) -> dict:
         (m, b): {t: np.array([best_at(by[t, m][s]["curve"], b) for s in seeds[t]]) for t in tasks}
         for m in models
         for b in budgets
+        if b <= model_trials(m, trials)
     }
     res["per_task"] = {
         t: {
             "kind": by[t, models[0]][seeds[t][0]]["kind"],
-            **{
-                f"{m}@{b}": float(np.exp(np.log(lat[m, b][t]).mean()))
-                for m in models
-                for b in budgets
-            },
+            **{f"{m}@{b}": float(np.exp(np.log(lat[m, b][t]).mean())) for m, b in lat},
         }
         for t in tasks
     }
@@ -159,11 +168,12 @@ def summarize(runs: list[dict], trials: int, models=DEFAULT_MODELS) -> dict:
     # best at the last, geometric mean over tasks and seeds (1.0: nothing found after it)
     # and in the last round alone (XGBModel's first with a model: it scores at random until
     # 100 measurements)
-    first, last = min(budgets), max(budgets)
+    first = min(budgets)
 
     def gain(m: str, before: int) -> float:
         if not tasks:
             return 1.0
+        last = model_trials(m, trials)
         logs = [
             np.mean([np.log(best_at(c, before) / best_at(c, last)) for c in curves(t, m)])
             for t in tasks
@@ -174,7 +184,7 @@ def summarize(runs: list[dict], trials: int, models=DEFAULT_MODELS) -> dict:
         return [by[t, m][s]["curve"] for s in seeds[t]]
 
     res["gain_after_first"] = {m: gain(m, first) for m in models}
-    res["gain_last_round"] = {m: gain(m, last - PER_ROUND) for m in models}
+    res["gain_last_round"] = {m: gain(m, model_trials(m, trials) - PER_ROUND) for m in models}
     res.update(_costs(by, models, tasks, seeds))
     res["machines"] = sorted({r["machine"] for r in runs})
     res["days"] = sorted({r["day"] for r in runs})
@@ -216,7 +226,10 @@ def _curves(by, models, tasks, seeds, trials) -> dict:
         logs = np.array(
             [
                 np.mean(
-                    [np.log(np.asarray(by[t, m][s]["curve"][:trials]) / ref[t]) for s in seeds[t]],
+                    [
+                        np.log(np.asarray(by[t, m][s]["curve"][: model_trials(m, trials)]) / ref[t])
+                        for s in seeds[t]
+                    ],
                     axis=0,
                 )
                 for t in tasks

@@ -35,7 +35,7 @@ def task_run(runs: Path, task: str, model: str, seed: int, curve, weights="w1") 
         "wall_seconds": 10.0,
         "tuning_seconds": 8.0,
         "cost_model_seconds": 0.8 if model == "gnn" else 0.4,
-        "weights": weights if model.startswith("gnn") else None,
+        "weights": weights if model.startswith("gnn") or model == "xgb-pretrained" else None,
         "machine": "test CPU, 2 cores",
         "day": "2026-11-25",
     }

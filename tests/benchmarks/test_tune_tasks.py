@@ -57,6 +57,40 @@ def test_tune_tasks_statistics_on_known_curves(tmp_path):
     assert "3 of 12 tasks" in part and "| met so far |" in part and "| missed so far |" in part
 
 
+def test_a_256_trial_test_reads_the_short_models_up_to_their_end(tmp_path):
+    """xgb-pretrained and RandomModel stop at 128 trials (SHORT_RUNS): read at 32 to 128 trials,
+    the others at 256 too; a 128-trial GNN run does not count in a 256-trial test."""
+    bench = script("tune_tasks")
+    assert [
+        bench.model_trials(m, t) for m, t in [("random", 256), ("gnn", 256), ("random", 64)]
+    ] == [
+        128,
+        256,
+        64,
+    ]
+    runs = tmp_path / "runs"
+    xgb = np.linspace(2.0, 1.0, 256)
+    for task in ("a", "b"):
+        for seed in (0, 1):
+            task_run(runs, task, "xgb", seed, xgb)
+            task_run(runs, task, "gnn", seed, 0.9 * xgb)
+            task_run(runs, task, "xgb-pretrained", seed, 0.5 * xgb[:128])
+            task_run(runs, task, "random", seed, np.full(128, 3.0))
+    task_run(runs, "c", "xgb", 0, xgb)
+    task_run(runs, "c", "gnn", 0, 0.9 * xgb[:128])  # too short: task c is left out
+    models = ("gnn", "xgb", "random", "xgb-pretrained")
+    res = bench.summarize(bench.read_runs(runs, "w1"), 256, models)
+    assert res["tasks"] == ["a", "b"] and res["budgets"] == [32, 64, 128, 256]
+    assert res["ratios"]["gnn@256"]["ratio"] == pytest.approx(0.9)
+    assert res["ratios"]["xgb-pretrained@128"]["ratio"] == pytest.approx(0.5)
+    assert "xgb-pretrained@256" not in res["ratios"] and "random@256" not in res["ratios"]
+    assert res["gain_after_first"]["xgb-pretrained"] == pytest.approx(xgb[31] / xgb[127])
+    assert len(res["curves"]["random"]["mid"]) == 128 and len(res["curves"]["gnn"]["mid"]) == 256
+    text = bench.render(res, "cmd", None)
+    row = next(line for line in text.splitlines() if line.startswith("| xgb-pretrained / xgb"))
+    assert row.endswith("| – |") and "xgb-pretrained (runs of 128 trials: at their end)" in text
+
+
 def test_tune_tasks_reports_an_opt_in_model_only_when_asked(tmp_path):
     """gnn+xgb runs of one task leave the default report's three tasks alone; asked for, the
     report holds the one task every model tuned; a gnn+xgb run of other weights is left out."""
