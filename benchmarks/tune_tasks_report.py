@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from tune_tasks_summary import LONG_EPOCHS, PER_ROUND, SHORT_RUNS
+from tune_tasks_summary import LONG_EPOCHS, PER_ROUND, model_trials
 
 
 def _median_trials(t: dict, final: int) -> str:
@@ -52,8 +52,8 @@ def _model_table(res: dict) -> list[str]:
     ]
     lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
     for m in res["models"]:
-        short = f"{m}@{final}" not in res["per_task"][res["tasks"][0]]
-        cells = [f"{m} (runs of {SHORT_RUNS[m]} trials: at their end)" if short else m]
+        end = model_trials(m, final)
+        cells = [f"{m} (runs of {end} trials: at their end)" if end < final else m]
         if to_xgb:
             t = to_xgb[m]
             cells += [_median_trials(t, final), f"{t['reached']} / {t['runs']} runs"]
