@@ -18,28 +18,27 @@ The report (``docs/tuning.md``, generated section ``tune-tasks``; numbers in
 
 - per task, each model's best latency at 32, 64, 128 and ``--trials`` trials (geometric mean
   over seeds; the models of ``SHORT_RUNS`` stop at 128, so a 256-trial test reuses their runs);
-- the geometric mean over tasks of GNN best / XGBModel best at each, with a 95% bootstrap
-  interval that resamples tasks, and seeds within each task;
-- the median over tasks and seeds of the trials each model needs to reach XGBModel's 128-trial
-  best of the same seed;
-- the cost model's share of tuning wall-clock;
-- a plot: each model's best relative to XGBModel's final best, against trials, with a band.
+- the geometric mean over tasks of GNN best / XGBModel best (and / ``xgb-pretrained``) at each,
+  with a 95% bootstrap interval that resamples tasks, and seeds within each task;
+- the median trials to reach XGBModel's final best of the same seed; the cost model's share of
+  tuning wall-clock; a plot of each model's best / XGBModel's final best against trials.
 
-The status table of ``docs/tuning.md`` (section ``tune-tasks-targets``) reads the same numbers
-against the targets (:func:`tune_tasks_report.render_targets`), "so far" until every task has
-all of :data:`SEEDS`.
+The status table (section ``tune-tasks-targets``) reads the same numbers against issue 73's
+targets (:func:`tune_tasks_report.render_targets`), "so far" until every task has all
+:data:`SEEDS`.
 
     .venv/bin/python benchmarks/tune_tasks.py --list
-    .venv/bin/python benchmarks/tune_tasks.py --tasks 0 1 --seeds 0 1 2
+    .venv/bin/python benchmarks/tune_tasks.py --tasks 0 1 --seeds 0 1 2 --alternate
     .venv/bin/python benchmarks/tune_tasks.py --report-only
 
 A cost model or its settings are chosen elsewhere: ``--set dev`` tunes the tasks of the networks
 that were collected but neither trained on by the weights nor held out (:data:`DEV_NETWORKS`,
 fixed so that a network collected later does not change the tasks), into their own archive
-(``tasks-dev``), section (``tune-tasks-dev``) and plot; ``--models`` adds the opt-in
-variants (``tune_tasks_summary.DEFAULT_MODELS`` says what each is). A report of other models than
-a section's usual ones goes to its own ``--section`` (and plot and numbers); without XGBModel it
-has the variants' table and no plot::
+(``tasks-dev``), section (``tune-tasks-dev``) and plot; ``--models`` adds the opt-in variants
+(``tune_tasks_summary.DEFAULT_MODELS`` says what each is, ``SET_DEFAULTS`` each set's default
+models and trials: the held-out test is of 256 trials with ``xgb-pretrained``, issue 73's). A
+report of other models than a section's usual ones goes to its own ``--section`` (and plot and
+numbers); without XGBModel it has the variants' table and no plot::
 
     .venv/bin/python benchmarks/tune_tasks.py --set dev --models gnn xgb gnn-long gnn-head
     .venv/bin/python benchmarks/tune_tasks.py --report-only --set dev --models gnn gnn-head \\
@@ -58,12 +57,12 @@ from pathlib import Path
 from task_selection import DEV_QUOTAS, dev_networks, held_out_workloads, select_tasks
 from tune_tasks_report import plot, render, render_targets
 from tune_tasks_summary import (
-    DEFAULT_MODELS,
     EXPLORE_VARIANTS,
     GNN_MODELS,
     MODELS,
     ONLINE_VARIANTS,
     PER_ROUND,
+    SET_DEFAULTS,
     WEIGHTED_MODELS,
     model_trials,
     summarize,
@@ -136,7 +135,7 @@ def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -
 
     from tvm_gnn.dataset.archive import gzip_bytes
     from tvm_gnn.dataset.layout import DB_FILES
-    from tvm_gnn.measure.hardware import cpu_model
+    from tvm_gnn.measure.hardware import cpu_identity, cpu_model
     from tvm_gnn.measure.sampling import target_from
     from tvm_gnn.tune import cost_model_seconds
     from tvm_gnn.tune.workload import tune_tir
@@ -178,7 +177,7 @@ def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -
         "cost_model_seconds": cost_model_seconds(profile),
         "tuning_seconds": profile.get("Total", wall),  # MetaSchedule's own, imports excluded
         "weights": digest if model in WEIGHTED_MODELS else None,
-        "machine": f"{cpu_model()}, {args.num_cores} cores",
+        "machine": f"{cpu_model()} ({cpu_identity()['llvm']}), {args.num_cores} cores",
         "day": time.strftime("%Y-%m-%d"),
     }
     for f in DB_FILES:
@@ -226,11 +225,10 @@ def parse(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", type=Path, default=ROOT / "data", help="dataset (default: data/)")
     p.add_argument("--hardware", default=None, help="dataset hardware folder the tasks come from")
-    p.add_argument("--runs", type=Path, default=None, help="archive (default: per hardware)")
+    p.add_argument("--runs", type=Path, help="archive (default: per hardware)")
     p.add_argument(
         "--tasks",
         nargs="+",
-        default=None,
         help="indices or names (default: all; with --report-only, archived names)",
     )
     p.add_argument("--count", type=int, default=12, help="tasks selected (default: 12)")
@@ -238,7 +236,6 @@ def parse(argv=None) -> argparse.Namespace:
         "--seeds",
         nargs="+",
         type=int,
-        default=None,
         help=f"seeds tuned (default: {' '.join(map(str, SEEDS))}), or with --report-only reported "
         "(default: all archived)",
     )
@@ -254,16 +251,16 @@ def parse(argv=None) -> argparse.Namespace:
         "--models",
         nargs="+",
         choices=MODELS,
-        default=list(DEFAULT_MODELS),
-        help=f"tuned and reported (default: {' '.join(DEFAULT_MODELS)})",
+        help="tuned and reported (default: "
+        + "; ".join(f"{k}: {' '.join(m)}" for k, (m, _) in SET_DEFAULTS.items())
+        + ")",
     )
     p.add_argument(
         "--alternate",
         action="store_true",
-        help="tune the models of odd seeds in the reverse order, so that in a back-to-back "
-        "comparison neither model always runs first",
+        help="odd seeds tune the models in reverse order: back to back, none always runs first",
     )
-    p.add_argument("--trials", type=int, default=128, help="trials per run (default: 128)")
+    p.add_argument("--trials", type=int, help="trials per run (default: held-out 256, dev 128)")
     p.add_argument("--num-cores", type=int, default=None, help="target cores (default: all)")
     p.add_argument("--checkpoint", default=None, help="GNN weights (default: the shipped ones)")
     p.add_argument("--list", action="store_true", help="print the selected tasks and exit")
@@ -271,11 +268,10 @@ def parse(argv=None) -> argparse.Namespace:
     p.add_argument("--doc", type=Path, default=ROOT / "docs" / "tuning.md")
     p.add_argument(
         "--section",
-        default=None,
         help="the report's generated section in --doc, which also names its plot and numbers "
         "(default: tune-tasks, or tune-tasks-dev with --set dev)",
     )
-    p.add_argument("--json", type=Path, default=None, help="numbers (default: per --section)")
+    p.add_argument("--json", type=Path, help="numbers (default: per --section)")
     args = p.parse_args(argv)
     if not args.report_only:  # the tasks come from this folder: a usage line if there is none
         from tvm_gnn.cli.common import resolved_hardware
@@ -290,6 +286,8 @@ def main(argv=None) -> int:
     from tvm_gnn.tune.end_to_end import weights_provenance
 
     args = parse(argv)
+    models, trials = SET_DEFAULTS[args.set]
+    args.models, args.trials = args.models or list(models), args.trials or trials
     args.num_cores = args.num_cores or usable_cores()
     here = hardware_name(target_from("llvm", args.num_cores))
     suffix = "" if args.set == "held-out" else f"-{args.set}"
@@ -330,8 +328,10 @@ def main(argv=None) -> int:
     command = "python benchmarks/tune_tasks.py --report-only"
     if suffix:
         command += f" --set {args.set}"
-    if tuple(args.models) != DEFAULT_MODELS:
+    if tuple(args.models) != models:
         command += " --models " + " ".join(args.models)
+    if args.trials != trials:
+        command += f" --trials {args.trials}"
     command += subset
     if args.section:
         command += f" --section {args.section}"
@@ -339,7 +339,7 @@ def main(argv=None) -> int:
     print(text)
     report.write_section(args.doc, section, text)
     if not suffix:  # the targets are the held-out networks'
-        targets = render_targets(res, args.count, len(SEEDS))
+        targets = render_targets(res, args.count, len(SEEDS), command)
         print(targets)
         report.write_section(args.doc, TARGETS_SECTION, targets)
     atomic.write_json(json_path, {k: v for k, v in res.items() if k != "curves"})

@@ -44,17 +44,25 @@ def test_tune_tasks_statistics_on_known_curves(tmp_path):
     assert res["curves"]["gnn"]["mid"][-1] == pytest.approx(0.8)
     text = bench.render(res, "cmd", None)
     assert "| gnn / xgb | **0.800** [0.800, 0.800]" in text and "> 128" in text
-    # the targets: ratio met, 97 trials of 128 is more than a third: missed, share 10%: met
-    whole = bench.render_targets(res, count=3, seeds=2)
-    assert "3 of 3 tasks, seeds per task 2 of 2" in whole
-    assert [line.rsplit("|", 2)[1].strip() for line in whole.splitlines()[4:7]] == [
-        "met",
-        "missed",
-        "met",
+    # issue 73's targets at the budgets these runs have: 0.8 <= 0.85 at 64 and <= 0.90 at 128,
+    # no task beyond 5% behind, share 10%: met; no xgb-pretrained runs: none yet
+    whole = bench.render_targets(res, count=3, seeds=2, command="cmd --report-only")
+    assert (
+        "3 of 3 tasks, seeds per task 2 of 2" in whole and "`.venv/bin/cmd --report-only`" in whole
+    )
+    assert _verdicts(whole) == ["met", "met", "–", "met", "met"]
+    assert "at 64 trials <= 0.85" in whole and "at 128 trials <= 0.90" in whole
+    assert "none (the worst" in whole and "on 3, 3, 3 of the 3 tasks" in whole
+    part = bench.render_targets(res, count=12, seeds=3, command="cmd")  # a part of the benchmark
+    assert "3 of 12 tasks" in part and "| met so far |" in part
+
+
+def _verdicts(targets: str) -> list[str]:
+    """The verdict column of a targets table."""
+    rows = [
+        line for line in targets.splitlines() if line.startswith("| ") and "verdict" not in line
     ]
-    assert "on 3, 3, 3 of the 3 tasks" in whole and "XGBModel is ahead" not in whole
-    part = bench.render_targets(res, count=12, seeds=3)  # a part of the benchmark
-    assert "3 of 12 tasks" in part and "| met so far |" in part and "| missed so far |" in part
+    return [row.rsplit("|", 2)[1].strip() for row in rows]
 
 
 def test_a_256_trial_test_reads_the_short_models_up_to_their_end(tmp_path):
@@ -85,6 +93,21 @@ def test_a_256_trial_test_reads_the_short_models_up_to_their_end(tmp_path):
     text = bench.render(res, "cmd", None)
     row = next(line for line in text.splitlines() if line.startswith("| xgb-pretrained / xgb"))
     assert row.endswith("| – |") and "xgb-pretrained (runs of 128 trials: at their end)" in text
+    # against the fair peer at its budgets only: 0.9 / 0.5
+    assert res["ratios_pretrained"]["gnn@128"]["ratio"] == pytest.approx(1.8)
+    assert "gnn@256" not in res["ratios_pretrained"]
+    # 0.9 of XGBModel: above 0.85 at 64, within 0.90 and 0.92 at 128 and 256; 1.8 of the peer
+    targets = bench.render_targets(res, count=2, seeds=2, command="cmd")
+    assert _verdicts(targets) == ["missed", "met", "met", "missed", "missed", "met", "met"]
+    assert "at 256 trials <= 0.92" in targets and "xgb-pretrained best latency at 64" in targets
+    task_run(runs, "b", "gnn", 2, 1.6 * xgb)  # task b: 1.6x XGBModel's on a third seed
+    task_run(runs, "b", "xgb", 2, xgb)
+    task_run(runs, "b", "xgb-pretrained", 2, 0.5 * xgb[:128])
+    task_run(runs, "b", "random", 2, np.full(128, 3.0))
+    res = bench.summarize(bench.read_runs(runs, "w1"), 256, models)
+    behind = bench.render_targets(res, count=2, seeds=2, command="cmd")
+    assert _verdicts(behind)[-2] == "missed"  # b: GNN / XGBModel 1.09 over its three seeds
+    assert f"| b ({np.exp(np.log([0.9, 0.9, 1.6]).mean()):.3f}) |" in behind
 
 
 def test_tune_tasks_reports_an_opt_in_model_only_when_asked(tmp_path):
