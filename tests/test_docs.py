@@ -37,3 +37,23 @@ def test_the_readme_lists_each_command_on_one_short_line():
     listed = " ".join(table)
     for command in ("demo", "tune", "collect", "train", "eval", "pack", "dataset-stats"):
         assert re.search(rf"`tvm-gnn {command}\b|, `{command}`", listed), command
+
+
+SCRIPT = re.compile(r"(?<![\w/.-])benchmarks/[a-z_/]+\.py")
+
+
+def test_every_benchmark_command_names_a_script_that_exists():
+    """The commands of docs/, README.md and the benchmarks' READMEs run from where the scripts
+    are; an archive page may name a script that left ``benchmarks/`` only beside the
+    ``git show COMMIT:benchmarks/...`` that brings it back."""
+    pages = [*PAGES, ROOT / "README.md", *sorted((ROOT / "benchmarks").rglob("README.md"))]
+    for page in pages:
+        for name in set(SCRIPT.findall(page.read_text())):
+            assert (ROOT / name).is_file(), f"{page.name}: {name}"
+    for page in sorted((ROOT / "docs" / "archive").glob("*.md")):
+        text = page.read_text()
+        for name in set(SCRIPT.findall(text)):
+            gone = not (ROOT / name).is_file()
+            assert not gone or re.search(rf"git show [0-9a-f]{{7,}}:{re.escape(name)}", text), (
+                f"{page.name}: {name}"
+            )

@@ -46,11 +46,11 @@ def test_the_core_loads_neither_tvm_nor_tvm_ffi():
 
 def _sources():
     package = sorted(p for p in PACKAGE.rglob("*.py") if "resources" not in p.parts)
-    return package + sorted(BENCHMARKS.glob("*.py"))
+    return package + sorted(BENCHMARKS.glob("**/*.py"))
 
 
 def _rel(path: Path) -> str:
-    """A package file relative to the package; a benchmark as ``benchmarks/NAME.py``."""
+    """A package file relative to the package; a benchmark as ``benchmarks/FOLDER/NAME.py``."""
     if path.is_relative_to(PACKAGE):
         return str(path.relative_to(PACKAGE))
     return str(path.relative_to(BENCHMARKS.parent))
@@ -99,17 +99,41 @@ def test_the_tests_mirror_the_package():
 UNTESTED_SCRIPTS = {
     "featurize_jobs": "times the featurizer's worker processes",
     "featurize_predict": "times featurization and predict",
-    "head_to_head": "times compiled networks in turn (tune.budgets.head_to_head, tested)",
     "patched_tvm": "a helper: TVM with the patch series applied, for intrinsics_import",
-    "validation_ensemble": "tested in test_validation_sweep (it reads the sweep's runs)",
     "walk_overhead": "times the walk against another revision's",
 }
 
 
 def test_the_benchmark_scripts_have_their_test_modules():
-    """One test module a benchmark script with logic (``tests/benchmarks/test_NAME.py``); the
-    modules the scripts import are tested through them or by their own."""
+    """One test module a benchmark script with logic, in the folder that mirrors the script's
+    (``tests/benchmarks/FOLDER/test_NAME.py``); the modules the scripts import are tested
+    through them or by their own."""
     tests = Path(__file__).parent / "benchmarks"
-    scripts = {p.stem for p in BENCHMARKS.glob("*.py") if "def main(" in p.read_text()}
-    tested = {p.stem.removeprefix("test_") for p in tests.glob("test_*.py")}
-    assert scripts - tested == set(UNTESTED_SCRIPTS), scripts - tested
+    scripts = {
+        str(p.relative_to(BENCHMARKS).with_suffix(""))
+        for p in BENCHMARKS.glob("*/*.py")
+        if "def main(" in p.read_text()
+    }
+    tested = {
+        str(p.relative_to(tests).with_name(p.stem.removeprefix("test_")))
+        for p in tests.glob("*/test_*.py")
+    }
+    untested = {s for s in scripts - tested if Path(s).name in UNTESTED_SCRIPTS}
+    assert scripts - tested == untested, scripts - tested - untested
+    assert {Path(s).name for s in untested} == set(UNTESTED_SCRIPTS)
+    gone = {t for t in tested if not (BENCHMARKS / f"{t}.py").is_file()}
+    assert not gone, gone  # no test of a script that left or moved
+
+
+def test_benchmarks_are_grouped_by_question():
+    """``benchmarks/`` holds folders, its README and nothing else of code: each folder of scripts
+    has a README that names every script in it, and the top README names every folder."""
+    assert not list(BENCHMARKS.glob("*.py")), "a loose script at the root of benchmarks/"
+    top = (BENCHMARKS / "README.md").read_text()
+    folders = sorted({p.parent for p in BENCHMARKS.glob("*/*.py")})
+    assert len(folders) >= 4
+    for folder in folders:
+        readme = (folder / "README.md").read_text()
+        assert f"`{folder.name}/`" in top, folder.name
+        for script in folder.glob("*.py"):
+            assert f"`{script.name}`" in readme, f"{folder.name}/README.md: {script.name}"

@@ -2,7 +2,8 @@
 
 The installed ``tvm`` package (byte-identical to upstream's ``python/tvm`` at the pinned commit)
 is copied to a temporary ``python/tvm`` and the series applied there with ``git apply`` (any
-rejected hunk fails: ``benchmarks/patched_tvm.py``), and the series' upstream-style test files run
+rejected hunk fails: ``benchmarks/upstream/patched_tvm.py``), and the series' upstream-style test
+files run
 in a subprocess that imports the patched copy. The installed environment is not touched.
 """
 
@@ -17,7 +18,9 @@ import pytest
 import tvm
 
 ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("patched_tvm", ROOT / "benchmarks/patched_tvm.py")
+_spec = importlib.util.spec_from_file_location(
+    "patched_tvm", ROOT / "benchmarks/upstream/patched_tvm.py"
+)
 BENCH = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(BENCH)
 PATCHES = BENCH.PATCHES

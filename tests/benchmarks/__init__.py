@@ -1,4 +1,5 @@
-"""The benchmark scripts' tests, one module a script with logic (``test_<script>.py``)."""
+"""The benchmark scripts' tests, mirroring ``benchmarks/``: ``tests/benchmarks/<folder>/`` holds
+``test_<script>.py`` for each script with logic in ``benchmarks/<folder>/``."""
 
 import importlib.util
 import json
@@ -6,13 +7,17 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-# a script imports the modules beside it as it does when run (`python benchmarks/x.py`)
-sys.path.insert(0, str(ROOT / "benchmarks"))
+#: the folders of benchmarks/, one a question (benchmarks/README.md)
+FOLDERS = sorted(p for p in (ROOT / "benchmarks").iterdir() if (p / "README.md").is_file())
+# a script imports the modules beside it as it does when run (`python benchmarks/<folder>/x.py`)
+for folder in FOLDERS:
+    sys.path.insert(0, str(folder))
 
 
 def script(name: str):
-    """``benchmarks/<name>.py`` as a module (the scripts are not a package: each runs alone)."""
-    path = ROOT / "benchmarks" / f"{name}.py"
+    """``benchmarks/<folder>/<name>.py`` as a module (the scripts are not a package: each runs
+    alone, importing the modules of its own folder)."""
+    (path,) = [f / f"{name}.py" for f in FOLDERS if (f / f"{name}.py").is_file()]
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod  # where dataclasses and pickle look a module's classes up

@@ -1,5 +1,5 @@
 """TVM's tensor intrinsics, registered through a cheaper ``inspect.stack``: the same frames (the
-same intrinsics: tests/benchmarks/test_intrinsics_import.py, through the benchmark's own
+same intrinsics: tests/benchmarks/upstream/test_intrinsics_import.py, through the benchmark's own
 processes)."""
 
 import inspect

@@ -1,6 +1,6 @@
 # Licensed under the Apache License, Version 2.0.
 """The GNN's shape as ``tvm-gnn train`` options: the ablations and the directions the validation
-sweep (``benchmarks/validation_sweep.py``) compares."""
+sweep (``benchmarks/ranking/validation_sweep.py``) compares."""
 
 from __future__ import annotations
 

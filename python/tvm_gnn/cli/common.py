@@ -82,7 +82,7 @@ def folder_name(text: str) -> str:
 
 def device(text: str) -> str:
     """An argparse type: a torch device this machine has (torch loads only when given)."""
-    from ..nn.training import check_device
+    from ..nn.device import check_device
 
     try:
         check_device(text)

@@ -158,7 +158,7 @@ def _train_parser(sub) -> None:
         metavar="SIGMA",
         default=SHIPPED["label_noise"],
         type=non_negative,
-        help="standard deviation of a measured log latency (benchmarks/noise_ceiling.py "
+        help="standard deviation of a measured log latency (benchmarks/ranking/noise_ceiling.py "
         "estimates it): each pair's target becomes the probability that its "
         "faster-measured program is truly faster, so pairs measured within the "
         "noise count less (default: 0, every pair certain)",

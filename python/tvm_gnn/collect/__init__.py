@@ -9,7 +9,7 @@ For each task of a network, ``trials_per_task`` candidates are measured:
 2. the rest proposed by MetaSchedule's evolutionary search. Its XGBModel is new to each search and
    scores at random until it has trained on 100 measured programs (TVM's warm-up), more than a
    task's search measures, so in latency these records are another uniform sample
-   (``benchmarks/search_half.py``); ``uniform_fraction=1`` measures uniform draws only, with no
+   (``benchmarks/data/search_half.py``); ``uniform_fraction=1`` measures uniform draws only, with no
    search;
 3. if the task is still short (repeated draws, failed records, a search that ran out),
    ``EXHAUST_DRAWS`` more uniform draws: they measure the programs missing, or, finding too few

@@ -19,7 +19,8 @@ a column:
 
 :data:`COLUMNS` names each column and :data:`TVM_COLUMNS` gives the column of TVM's 164 it
 stands for; ``docs/featurizer.md`` says what each counts and how well it agrees with TVM's
-(``benchmarks/store_agreement.py``). The work is split in three files: this one (the pass over the
+(``benchmarks/speed/store_agreement.py``). The work is split in three files: this one (the pass
+over the
 program and the placing of buffers), :mod:`._index` (index trees and their bounds) and
 :mod:`._store_row` (one row). Like the walk, ``build.sh`` compiles them with Cython and the
 pure-Python files are the fallback.

@@ -12,7 +12,8 @@ Schedules that use tensor intrinsics (tensorize) need them registered: pass
 Even without that import, a new build worker spends seconds importing TVM itself, and
 ``LocalBuilder`` starts new ones for every batch. :class:`KeptPoolBuilder` keeps its workers for
 :data:`WORKER_USES` builds each (TVM's own ``maximum_process_uses`` recycling, against the memory
-leak that made ``LocalBuilder`` start afresh); ``benchmarks/builder_pool.py`` measures the gain.
+leak that made ``LocalBuilder`` start afresh); ``benchmarks/speed/builder_pool.py`` measures the
+gain.
 """
 
 from __future__ import annotations

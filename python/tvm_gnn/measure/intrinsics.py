@@ -8,7 +8,8 @@ and for a frame of the import machinery (``<frozen importlib._bootstrap>``, no f
 scanning all of ``sys.modules``, twice a frame: the first ``TuneContext`` took 23.6 s in a bare
 process and 37.5 s once torch and PyG were loaded, against 1.9 s in both with :func:`stack` in
 its place, and the same intrinsics, on an AMD EPYC Zen 4 with 2 cores; 78.6 s and 135.2 s
-against 5.0 s and 6.0 s on a Zen 3 (``benchmarks/intrinsics_import.py``, docs/benchmarks.md).
+against 5.0 s and 6.0 s on a Zen 3 (``benchmarks/upstream/intrinsics_import.py``,
+docs/benchmarks.md).
 
 :func:`install` makes every later import of the package use :func:`stack`, whoever triggers it;
 ``inspect.stack`` is itself again once the package is imported. Upstream patch 0005

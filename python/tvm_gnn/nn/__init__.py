@@ -17,7 +17,7 @@ _EXPORTS = {
     "unpack_graphs": "batch",
     "History": "training",
     "TrainConfig": "config",
-    "check_device": "training",
+    "check_device": "device",
     "fit": "training",
     "label_graphs": "training",
     "predict": "training",

@@ -3,7 +3,8 @@
 whose defaults are what ``GNNModel()``'s weights were trained with, and the choices each field
 takes. Pure Python: no ``torch``, so the command line reads its defaults and choices from here.
 
-``tvm-gnn train``, :func:`tvm_gnn.train.train_on_dataset` and ``benchmarks/validation_sweep.py``
+``tvm-gnn train``, :func:`tvm_gnn.train.train_on_dataset` and
+``benchmarks/ranking/validation_sweep.py``
 all start from these defaults; the online update's settings are their own, each named
 (``tvm_gnn.cost_models.gnn.ONLINE_TRAIN``). A checkpoint records its config, and loading it
 rebuilds that one (:meth:`GNNConfig.from_dict`), whatever the defaults say today.
@@ -151,7 +152,7 @@ class TrainConfig:
     device: str = "cpu"
 
     def __post_init__(self):
-        from .training import check_device  # torch: only where a config is made, not read
+        from .device import check_device  # torch: only where a config is made, not read
 
         check_loss(self.loss)
         check_device(self.device)

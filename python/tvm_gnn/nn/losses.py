@@ -8,7 +8,7 @@ the squared error against ``y``. The pairwise term is RankNet's (logistic loss o
 differences, every pair alike) or LambdaRank's (the same, each pair weighted by how much swapping
 it would change the workload's NDCG, so the pairs at the fast end of the current ranking count
 most; gains are ``y`` itself, which is what a top-1 pick scores). With ``label_noise`` (the
-standard deviation of a measurement's log latency, which ``benchmarks/noise_ceiling.py``
+standard deviation of a measurement's log latency, which ``benchmarks/ranking/noise_ceiling.py``
 estimates), a pair's target is no longer "i is faster" for certain but the probability that i is
 faster given two noisy measurements: RankNet's probabilistic target, so a pair measured a few
 percent apart pulls its scores apart only a little.

@@ -18,29 +18,10 @@ import torch
 from torch_geometric.data import Batch, Data
 
 from .config import TrainConfig
+from .device import check_device
 from .losses import ranking_loss
 from .metrics import mean_top1, pairwise_accuracy
 from .model import GNN, exact_arithmetic
-
-
-def check_device(device: str) -> torch.device:
-    """``device`` as a torch device; ValueError when it is unknown or not on this machine."""
-    try:
-        dev = torch.device(device)
-    except (RuntimeError, TypeError):
-        raise ValueError(f"unknown device {device!r} (e.g. cpu, cuda, cuda:1)") from None
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(
-            f"device {device!r}: this PyTorch sees no CUDA GPU "
-            f"(torch {torch.__version__}, CUDA build: {torch.version.cuda or 'no'})"
-        )
-    if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
-        raise ValueError(
-            f"device {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)"
-        )
-    if dev.type not in ("cpu", "cuda"):
-        raise ValueError(f"device {device!r}: training runs on cpu or cuda")
-    return dev
 
 
 @dataclass

@@ -1,0 +1,172 @@
+# Licensed under the Apache License, Version 2.0.
+"""What a user sees for each mistake, interruption and odd place: the tables of ``docs/cli.md``.
+
+Every row is a short shell script run in a scratch folder that holds a file ``afile``, the
+repository's ``data`` and ``models`` (links) and ``tvm-gnn`` on the ``PATH``; the table shows the
+row's command, the exit status of its last command and the last line it wrote to stderr (a
+scenario's own lines, ``echo ... >&2``, say what it checked). Nothing is typed into the tables by
+hand, so they change only when the commands' behaviour does.
+
+    .venv/bin/python benchmarks/cli/cli_mistakes.py            # both tables into docs/cli.md
+    .venv/bin/python benchmarks/cli/cli_mistakes.py --rows 3   # the first rows only, printed
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "cli.md"
+
+
+@dataclass(frozen=True)
+class Row:
+    shown: str  # the command as the table shows it
+    script: str = ""  # what runs (default: ``shown``), in bash, in the scratch folder
+    note: str = ""  # said after the command in the table
+
+
+#: one mistake a row: the command line or its inputs
+MISTAKES = [
+    Row("tvm-gnn train --out afile/x.pt"),
+    Row("tvm-gnn train --out /proc/x.pt", note="a place that takes no files, also as root"),
+    Row("tvm-gnn eval --json afile/x.json"),
+    Row("tvm-gnn tune --network tiny_cnn --work-dir afile"),
+    Row("tvm-gnn tune --network tiny_cnn --trials 99999999999999999999"),
+    Row("tvm-gnn tune --network tiny_cnn --checkpoint models", note="a folder as a checkpoint"),
+    Row("tvm-gnn collect --network resnet18 --out afile"),
+    Row("tvm-gnn collect --network resnet18 --hardware ../elsewhere"),
+    Row("tvm-gnn collect --uniform-fraction nan"),
+    Row("tvm-gnn collect --rpc-tracker localhost:0 --rpc-key k"),
+    Row("tvm-gnn collect --rpc-key k", note="a device key without a tracker"),
+    Row("tvm-gnn unpack --data data --raw afile"),
+    Row("tvm-gnn dataset-stats --data nowhere"),
+    Row("tvm-gnn dataset-stats --data afile"),
+    Row("tvm-gnn dataset-stats --data data/llvm-amd-epyc-2c"),
+    Row("tvm-gnn train --data data/llvm-amd-epyc-2c"),
+    Row("tvm-gnn eval --test-db afile"),
+    Row("tvm-gnn demo --target '{\"kind\": \"llvm\", \"num-cores\": 1}' --num-cores 2"),
+    Row("tvm-gnn demo --target '{\"kind\": \"llvm\", \"mcpu\": \"znver9\"}'",
+        note="a CPU LLVM does not know; TVM alone would compile generic code"),
+    Row("tvm-gnn featurize --workload matmul_128 --candidates 2 --max-nodes 1",
+        note="every candidate fails"),
+    Row("tvm-gnn dataset-stats | head -1", "tvm-gnn dataset-stats 2>e | head -1 >/dev/null; "
+        "r=${PIPESTATUS[0]}; echo \"exit $r; $(wc -l <e) lines on stderr\" >&2; exit $r",
+        note="the reader closes the pipe early"),
+]  # fmt: skip
+
+LSTM = "mkdir -p D/llvm-amd-epyc-2c && cp -r data/llvm-amd-epyc-2c/lstm D/llvm-amd-epyc-2c/"
+SUM = "find D -type f | sort | xargs sha1sum | sha1sum"
+TINY = "--network tiny_cnn --max-tasks 1 --batch-size 2 -q"
+WRONG = (
+    'python -c "import sys, torch; p = torch.load(sys.argv[1], weights_only=True); '
+    "p['gnn_config']['hidden'] *= 2; torch.save(p, 'other.pt')\" "
+    "$(python -c 'import tvm_gnn.resources as r; print(r.PRETRAINED)') 2>/dev/null"
+)
+
+#: issue 74's six classes: what a run may not damage, leave behind or say wrongly
+CLASSES = [
+    Row("1. `tvm-gnn collect --network lstm --out D --max-tasks 1`, `D` a packed folder",
+        f"{LSTM}; a=$({SUM}); tvm-gnn collect --network lstm --out D --max-tasks 1; r=$?; "
+        f"[ \"$a\" = \"$({SUM})\" ] && echo 'D: every file as it was' >&2; exit $r"),
+    Row("1. two `tvm-gnn collect` runs on one `--out` at once: the second",
+        f"tvm-gnn collect {TINY} --out R --trials-per-task 16 & "
+        "until ls R/*/tiny_cnn/tvm-gnn.lock >/dev/null 2>&1; do sleep 0.2; done; "
+        f"tvm-gnn collect {TINY} --out R --trials-per-task 16; r=$?; wait; exit $r"),
+    Row("1. `tvm-gnn collect --network tiny_cnn --max-tasks 1`: what its folder records",
+        f"tvm-gnn collect {TINY} --out R --trials-per-task 4 2>/dev/null; r=$?; "
+        "python -c \"import json, glob; f, = glob.glob('R/*/tiny_cnn'); "
+        "print(len(json.load(open(f + '/tasks.json'))), 'tasks in tasks.json,', "
+        "sum(1 for _ in open(f + '/database_tuning_record.json')), 'records')\" >&2; exit $r"),
+    Row("1. `tvm-gnn unpack` killed (`kill -9`) in a folder, then run again",
+        "tvm-gnn unpack --data data --raw U >/dev/null 2>&1 & p=$!; "
+        "until ls U/*/*/.tvm-gnn-unfinished >/dev/null 2>&1; do :; done; kill -9 $p; "
+        "wait $p 2>/dev/null; c=$(ls U/*/*/.tvm-gnn-unfinished 2>/dev/null | wc -l); "
+        "tvm-gnn unpack --data data --raw U >/dev/null; r=$?; "
+        "echo \"$c folder(s) marked cut; done again whole: $(ls U/*/*/.tvm-gnn-unfinished "
+        "2>/dev/null | wc -l) marked, $(ls U/*/*/database_tuning_record.json | wc -l) of "
+        "$(ls -d data/*/* | wc -l) folders unpacked\" >&2; exit $r"),
+    Row("2. `tvm-gnn dataset-stats --data D --card /dev/null` (as root)",
+        f"{LSTM}; tvm-gnn dataset-stats --data D --card /dev/null >/dev/null; r=$?; "
+        "echo \"/dev/null is still a $(stat -c %F /dev/null)\" >&2; exit $r"),
+    Row("3. `tvm-gnn collect` run to its end with `TMPDIR` an empty folder",
+        f"mkdir t; TMPDIR=$PWD/t tvm-gnn collect {TINY} --out R --trials-per-task 4 2>/dev/null; "
+        "r=$?; echo \"files left in TMPDIR: $(find t -mindepth 1 | wc -l)\" >&2; exit $r"),
+    Row("4. `tvm-gnn collect --rpc-tracker 127.0.0.1:1 --rpc-key k` (nothing listens there)",
+        "tvm-gnn collect --network tiny_cnn --out R --rpc-tracker 127.0.0.1:1 --rpc-key k"),
+    Row("5. `tvm-gnn collect --network tiny_cnn --out R` where R's folder is `chattr +i`",
+        "mkdir -p R/hw/tiny_cnn && chattr +i R/hw/tiny_cnn && tvm-gnn collect --network "
+        "tiny_cnn --out R --hardware hw; r=$?; chattr -i R/hw/tiny_cnn; exit $r"),
+    Row("6. `tvm-gnn eval --models gnn --gnn other.pt`, weights of another architecture",
+        f"{WRONG}; tvm-gnn eval --models gnn --gnn other.pt --held-out resnet18 -q"),
+    Row("6. `tvm-gnn eval --models gnn` on a folder holding only the held-out resnet18",
+        "mkdir -p H/llvm-amd-epyc-2c && cp -r data/llvm-amd-epyc-2c/resnet18 H/llvm-amd-epyc-2c/ "
+        "&& tvm-gnn eval --data H --held-out resnet18 --models gnn -q 2>&1 >/dev/null | "
+        "grep -v Warning | grep -v warnings.warn | cut -d' ' -f3- >&2; exit ${PIPESTATUS[0]}"),
+]  # fmt: skip
+
+
+def run_row(row: Row, timeout: float = 900) -> tuple[int, str]:
+    """``(exit status, last line of stderr)`` of ``row`` in a scratch folder of its own."""
+    with tempfile.TemporaryDirectory(prefix="cli-mistakes-") as scratch:
+        here = Path(scratch)
+        (here / "afile").write_text("")
+        for name in ("data", "models"):
+            (here / name).symlink_to(ROOT / name)
+        env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+        proc = subprocess.run(
+            ["bash", "-c", row.script or row.shown], cwd=here, env=env, timeout=timeout,
+            capture_output=True, text=True,
+        )  # fmt: skip
+    return proc.returncode, last_line(proc.stderr)
+
+
+def last_line(err: str) -> str:
+    """The line a user reads: the last of stderr, torch's deprecation notice left out."""
+    lines = [ln.strip() for ln in err.replace("\r", "\n").splitlines() if ln.strip()]
+    lines = [ln for ln in lines if "FutureWarning" not in ln and ln != "warnings.warn("]
+    return lines[-1] if lines else ""
+
+
+def table(rows, results) -> str:
+    out = ["| command | exit | what it prints (the last line of stderr) |", "|---|---|---|"]
+    for row, (code, line) in zip(rows, results):
+        shown = row.shown if row.shown[0].isdigit() else f"`{row.shown}`"
+        note = f" ({row.note})" if row.note else ""
+        said = f"`{line}`" if line else "nothing"
+        cells = [f"{shown}{note}", str(code), said]
+        out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    from tvm_gnn.measure.hardware import cpu_identity, cpu_model, usable_cores
+    from tvm_gnn.report import write_section
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--doc", type=Path, default=DOC, help="markdown file (default: docs/cli.md)")
+    p.add_argument("--rows", type=int, default=None, help="only the first N rows, printed")
+    args = p.parse_args(argv)
+    where = (
+        f"Run on {cpu_model()} (LLVM `{cpu_identity()['llvm']}`), {usable_cores()} cores, as root."
+    )
+    for name, rows in (("cli-mistakes", MISTAKES), ("cli-classes", CLASSES)):
+        rows = rows[: args.rows] if args.rows else rows
+        body = f"{where}\n\n{table(rows, [run_row(r) for r in rows])}"
+        if args.rows:
+            print(body)
+        else:
+            write_section(args.doc, name, body)
+    if not args.rows:
+        print(f"wrote both tables into {args.doc}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Tests of benchmarks/cli/, one module a script with logic."""

@@ -1,0 +1,1 @@
+"""Tests of benchmarks/data/, one module a script with logic."""

@@ -1,0 +1,1 @@
+"""Tests of benchmarks/ranking/, one module a script with logic."""

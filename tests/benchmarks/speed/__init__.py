@@ -1,0 +1,1 @@
+"""Tests of benchmarks/speed/, one module a script with logic."""

@@ -1,0 +1,1 @@
+"""Tests of benchmarks/tuning/, one module a script with logic."""

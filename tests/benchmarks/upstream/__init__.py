@@ -1,0 +1,1 @@
+"""Tests of benchmarks/upstream/, one module a script with logic."""
