@@ -225,3 +225,45 @@ def trained(small_dataset, tmp_path_factory):
     # the reuse columns ride along with an ablation: eval then reads a model that uses them
     assert train_cli(small_dataset, paths["gnn-no-topk"], "--no-topk", "--reuse-features") == 0
     return paths
+
+
+@pytest.fixture
+def tmpfs(tmp_path):
+    """``mount(size)``: a tmpfs of ``size`` (e.g. ``"1m"``) mounted in ``tmp_path``, unmounted
+    after the test; skipped, with the reason, where this process may not mount one."""
+    import subprocess
+
+    mounted = []
+
+    def mount(size: str = "1m") -> Path:
+        where = tmp_path / f"tmpfs{len(mounted)}"
+        where.mkdir()
+        proc = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
+            capture_output=True,
+            text=True,
+        )
+        if proc.returncode:
+            pytest.skip(f"cannot mount a tmpfs here ({proc.stderr.strip() or 'mount failed'})")
+        mounted.append(where)
+        return where
+
+    yield mount
+    for where in mounted:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
+def fill(folder: Path) -> None:
+    """Fill the file system of ``folder`` to its last byte (a file ``fill`` in it)."""
+    import os
+
+    fd = os.open(folder / "fill", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        for size in (65536, 4096, 1):  # big writes, then what they left, byte by byte
+            try:
+                while True:
+                    os.write(fd, b"\0" * size)
+            except OSError:
+                pass
+    finally:
+        os.close(fd)

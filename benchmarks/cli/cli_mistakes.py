@@ -7,8 +7,9 @@ row's command, the exit status of its last command and the last line it wrote to
 scenario's own lines, ``echo ... >&2``, say what it checked). Nothing is typed into the tables by
 hand, so they change only when the commands' behaviour does.
 
-    .venv/bin/python benchmarks/cli/cli_mistakes.py            # both tables into docs/cli.md
+    .venv/bin/python benchmarks/cli/cli_mistakes.py            # every table into docs/cli.md
     .venv/bin/python benchmarks/cli/cli_mistakes.py --rows 3   # the first rows only, printed
+    .venv/bin/python benchmarks/cli/cli_mistakes.py --tables cli-faults   # one table
 """
 
 from __future__ import annotations
@@ -112,6 +113,83 @@ CLASSES = [
 ]  # fmt: skip
 
 
+MOUNT = "mkdir m && mount -t tmpfs -o size={size} tmpfs m && "
+LOAD = (
+    "python - <<'EOF' 2>&1 | tail -1 >&2\n"
+    "import sys, numpy as np, torch\n"
+    "from tvm.s_tir import Schedule, meta_schedule as ms\n"
+    "from tvm_gnn import GNNModel\n"
+    "from tvm_gnn.measure import workloads\n"
+    "from tvm_gnn.measure.sampling import target_from\n"
+    "mod = workloads.matmul(16, 16, 16)\n"
+    "ctx = ms.TuneContext(mod=mod, target=target_from('llvm', 2), task_name='x')\n"
+    "c = [ms.MeasureCandidate(Schedule(mod), ms.arg_info.ArgInfo.from_prim_func(mod['main']))]\n"
+    "m = GNNModel(); m.save('bad.pt'); before = m.predict(ctx, c)\n"
+    "p = torch.load('bad.pt', weights_only=True)\n"
+    "p['extra']['online_data'] = {'k': {'graphs': 'x', 'costs': [1.0]}}; torch.save(p, 'bad.pt')\n"
+    "try:\n"
+    "    m.load('bad.pt')\n"
+    "except Exception as err:\n"
+    "    said = str(err).splitlines()[0]\n"
+    "same = bool((m.predict(ctx, c) == before).all())\n"
+    "print(f'load refused ({said}); scores as before: {same}')\n"
+    "EOF"
+)
+API = (
+    LOAD.split("m = GNNModel()")[0].replace(
+        "python - <<'EOF' 2>&1 | tail -1 >&2", "cat >api.py <<'EOF'"
+    )
+    + "GNNModel().predict(ctx, c)\nEOF\n"
+)
+CARD = (
+    "printf '# card\\n<!-- begin dataset-stats (generated, do not edit) -->\\nold\\n\\n"
+    "mine\\n' > c.md"
+)
+
+#: issue 83's classes: faults outside the command line, each met before the work or as it happens
+FAULTS = [
+    Row("7. `tvm-gnn train --out m/gnn.pt`, `m` a 1 MiB tmpfs (a full disk)",
+        MOUNT.format(size="1m") + "tvm-gnn train --out m/gnn.pt; r=$?; umount m; exit $r"),
+    Row("7. `tvm-gnn tune --network tiny_cnn --trials 48 --work-dir m/w`, `m` an 80 MiB tmpfs "
+        "filled while it tunes",
+        MOUNT.format(size="80m") + "(tvm-gnn tune --network tiny_cnn --trials 48 "
+        "--trials-per-iter 8 --work-dir m/w -q 2>e; echo $? >rc) & "
+        "until [ -s m/w/database_tuning_record.json ]; do sleep 0.5; done; "
+        "dd if=/dev/zero of=m/fill bs=1M 2>/dev/null; wait; tail -1 e >&2; r=$(cat rc); "
+        "umount m; exit $r"),
+    Row("8. two `tvm-gnn tune` runs on one `--work-dir` at once: the second",
+        "tvm-gnn tune --network tiny_cnn --trials 16 --work-dir W -q 2>/dev/null & "
+        "until [ -e W/tvm-gnn.lock ]; do sleep 0.2; done; "
+        "tvm-gnn tune --network tiny_cnn --trials 16 --work-dir W; r=$?; kill %1; wait; exit $r"),
+    Row("8. two `tvm-gnn train` runs on one `--out` at once: the second",
+        "tvm-gnn train --out T.pt -q 2>/dev/null & "
+        "until [ -e .T.pt.tvm-gnn.lock ]; do sleep 0.2; done; "
+        "tvm-gnn train --out T.pt; r=$?; kill %1; wait; exit $r"),
+    Row("9. `tvm-gnn collect --network tiny_cnn --out D --hardware hw`, `hw` measured on another "
+        "CPU",
+        "mkdir -p D/hw/resnet18 && echo '{\"cpu_model\": \"Intel(R) Xeon(R) Processor\", "
+        "\"cpu_id\": {\"llvm\": \"icelake-server\"}}' > D/hw/resnet18/provenance.jsonl && "
+        "tvm-gnn collect --network tiny_cnn --out D --hardware hw"),
+    Row("10. `GNNModel.load` of a checkpoint whose online data is bad (Python)", LOAD),
+    Row("11. `tvm-gnn train --out xxx...x.pt` (a 259-byte name)",
+        "tvm-gnn train --out $(printf 'x%.0s' $(seq 256)).pt"),
+    Row("11. `tvm-gnn train --out $'\\xff.pt'` (a name that is not UTF-8)",
+        "tvm-gnn train --out $'\\xff.pt'"),
+    Row("12. `tvm-gnn dataset-stats --card p`, `p` a named pipe",
+        "mkfifo p; timeout 60 tvm-gnn dataset-stats --card p"),
+    Row("12. `tvm-gnn dataset-stats --card c.md`, `c.md` with a begin marker and no end marker",
+        f"{CARD}; a=$(sha1sum <c.md); tvm-gnn dataset-stats --card c.md; r=$?; "
+        "[ \"$a\" = \"$(sha1sum <c.md)\" ] && echo 'c.md: every byte as it was' >&2; exit $r"),
+    Row("13. `tvm-gnn dataset-stats >&-` (standard output closed)", "tvm-gnn dataset-stats >&-"),
+    Row("14. `GNNModel().predict(...)` from Python with `TMPDIR` an empty folder",
+        f"{API}mkdir t; TMPDIR=$PWD/t python api.py >/dev/null 2>&1; "
+        "r=$?; echo \"files left in TMPDIR: $(find t -mindepth 1 | wc -l)\" >&2; exit $r"),
+]  # fmt: skip
+
+#: the tables of docs/cli.md, by section name
+TABLES = {"cli-mistakes": MISTAKES, "cli-classes": CLASSES, "cli-faults": FAULTS}
+
+
 def run_row(row: Row, timeout: float = 900) -> tuple[int, str]:
     """``(exit status, last line of stderr)`` of ``row`` in a scratch folder of its own."""
     with tempfile.TemporaryDirectory(prefix="cli-mistakes-") as scratch:
@@ -152,19 +230,23 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--doc", type=Path, default=DOC, help="markdown file (default: docs/cli.md)")
     p.add_argument("--rows", type=int, default=None, help="only the first N rows, printed")
+    p.add_argument(
+        "--tables", nargs="+", choices=sorted(TABLES), default=list(TABLES),
+        help="which tables to run (default: all)",
+    )  # fmt: skip
     args = p.parse_args(argv)
     where = (
         f"Run on {cpu_model()} (LLVM `{cpu_identity()['llvm']}`), {usable_cores()} cores, as root."
     )
-    for name, rows in (("cli-mistakes", MISTAKES), ("cli-classes", CLASSES)):
-        rows = rows[: args.rows] if args.rows else rows
+    for name in args.tables:
+        rows = TABLES[name][: args.rows] if args.rows else TABLES[name]
         body = f"{where}\n\n{table(rows, [run_row(r) for r in rows])}"
         if args.rows:
             print(body)
         else:
             write_section(args.doc, name, body)
     if not args.rows:
-        print(f"wrote both tables into {args.doc}")
+        print(f"wrote {', '.join(args.tables)} into {args.doc}")
     return 0
 
 

@@ -10,6 +10,7 @@ replaced by a regular file.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import tempfile
@@ -35,7 +36,12 @@ def atomic_open(path, mode: str = "w", encoding: str | None = None):
             yield f
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    # the temporary name stays within the file system's limit where the name itself is near it
+    prefix = f".{path.name}." if len(os.fsencode(path.name)) <= 200 else ".tvm-gnn-write."
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=".tmp")
+    except OSError as err:
+        raise OSError(err.errno, err.strerror, str(path)) from None  # the file asked for
     _IN_FLIGHT.add(tmp)
     try:
         with os.fdopen(fd, mode, encoding=encoding if mode == "w" else None) as f:
@@ -46,11 +52,26 @@ def atomic_open(path, mode: str = "w", encoding: str | None = None):
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 is not what a saved file should have
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
+        full = _nearly_full(path.parent)  # before the temporary file's space is given back
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(err, OSError) and err.errno is not None and err.filename in (tmp, None):
+            raise OSError(err.errno, err.strerror, str(path)) from None  # not the temporary name
+        if full and isinstance(err, Exception) and not isinstance(err, OSError):
+            # a writer that wraps the OSError (torch.save raises RuntimeError): what it was
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path)) from None
         raise
     finally:
         _IN_FLIGHT.discard(tmp)
+
+
+def _nearly_full(folder: Path) -> bool:
+    """Whether ``folder``'s file system has less than 1 MiB free (a write there failed)."""
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < 2**20
 
 
 def refuses_files(folder) -> OSError | None:

@@ -17,3 +17,7 @@ class DataError(ValueError):
 class MeasureServiceError(ConnectionError):
     """The measuring service (an RPC tracker, its devices) cannot be reached: nothing it would
     have measured is recorded; the message says what to start or fix."""
+
+
+class DiskFullError(OSError):
+    """A file system filled up during a run: the message says what was kept and where."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import logging
 import os
@@ -53,7 +54,28 @@ def one_writer(folder, command: str | None = None):
     process holds it. ``command`` names this run in the lock file (default: ``sys.argv``)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / LOCK_FILE
+    with _hold(folder / LOCK_FILE, str(folder), command):
+        yield folder
+
+
+@contextlib.contextmanager
+def one_writer_of(path, command: str | None = None):
+    """Hold the output file ``path`` for the block (a lock file beside it,
+    ``.NAME.tvm-gnn.lock``): two runs writing one file, such as two ``train --out``, stop the
+    second at once instead of both writing it. Its folder is created if missing."""
+    path = Path(path)
+    if path.exists() and not path.is_file():  # a device or a pipe: nothing to replace or guard
+        yield path
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    name = os.fsencode(path.name)  # a long name: its digest, so the lock's name stays legal
+    name = path.name if len(name) <= 200 else hashlib.sha1(name).hexdigest()
+    with _hold(path.parent / f".{name}.{LOCK_FILE}", str(path), command):
+        yield path
+
+
+@contextlib.contextmanager
+def _hold(path: Path, what: str, command: str | None):
     while True:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
         try:
@@ -62,7 +84,7 @@ def one_writer(folder, command: str | None = None):
             holder = _describe(os.read(fd, 4096).decode(errors="replace"))
             os.close(fd)
             raise FolderBusyError(
-                f"{folder} is being written by {holder}; wait for it to end or stop it, then "
+                f"{what} is being written by {holder}; wait for it to end or stop it, then "
                 "run this again"
             ) from None
         try:  # the holder may have removed the file between our open and our lock: take anew
@@ -74,13 +96,13 @@ def one_writer(folder, command: str | None = None):
         os.close(fd)
     left = os.read(fd, 4096).decode(errors="replace")
     if left.strip():
-        logger.warning("%s: took over the lock left by %s, which is gone", folder, _describe(left))
+        logger.warning("%s: took over the lock left by %s, which is gone", what, _describe(left))
     me = {"pid": os.getpid(), "command": command or " ".join(sys.argv), "started": time.time()}
     os.ftruncate(fd, 0)
     os.pwrite(fd, json.dumps(me).encode(), 0)
     HELD.add(path)
     try:
-        yield folder
+        yield
     finally:
         HELD.discard(path)
         path.unlink(missing_ok=True)

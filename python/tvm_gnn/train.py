@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from . import dataset
+from . import dataset, space
 from .dataset.splits import HELD_OUT
 from .nn.config import VAL_FRACTION
 from .nn.model import GNN, default_gnn
@@ -122,7 +122,9 @@ def train_to_checkpoint(out, root, *, plot=None, threads: int | None = None, **k
     if threads is not None:
         torch.set_num_threads(threads)
     run = train_on_dataset(root, **kwargs)
-    checkpoint.save(out, run.model, run.featurizer, run.info)
+    # a full disk after the training: the model goes to the first place that takes it, and the
+    # error says where (space.rescue), instead of being lost with the process
+    space.rescue(out, lambda p: checkpoint.save(p, run.model, run.featurizer, run.info), "model")
     i = run.info
     title = f"{Path(out).name}: {i['train_graphs']} training programs, "
     plot_history(run.history, plot or loss_plot(out), title + ", ".join(i["train_networks"]))

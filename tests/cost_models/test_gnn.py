@@ -308,3 +308,28 @@ def test_the_online_update_trains_with_its_named_settings_only():
     assert named == {f.name for f in dataclasses.fields(TrainConfig)}
     assert gnn.ONLINE_TRAIN.loss == "ranknet" != TrainConfig().loss  # an explicit choice
     assert GNNModel().train_config is gnn.ONLINE_TRAIN
+
+
+def test_a_load_that_fails_leaves_the_model_exactly_as_it_was(conv_candidates, tmp_path):
+    """Bad online data in the file: the model keeps its weights, its online data and its
+    scores, as if load had not been called (it used to be left half replaced)."""
+    from tvm_gnn.errors import CheckpointError
+
+    ctx, cands = conv_candidates
+    model = _trained_model(conv_candidates)
+    before = model.predict(ctx, cands[24:])
+    weights = {k: v.clone() for k, v in model.model.state_dict().items()}
+    other = GNNModel(pretrained=False, num_warmup_samples=8, train_config=FAST, seed=7)
+    other.update(ctx, cands[:12], _results(12, seed=3))
+    path = tmp_path / "other.pt"
+    other.save(str(path))
+    payload = torch.load(path, weights_only=True)
+    payload["extra"]["online_data"] = {"k": {"graphs": "not graphs", "costs": [1.0]}}
+    torch.save(payload, path)
+    # through TVM's cost-model interface the CheckpointError arrives as TVM's RuntimeError
+    with pytest.raises((CheckpointError, RuntimeError), match="online data of workload 'k'"):
+        model.load(str(path))
+    after = model.model.state_dict()
+    assert all(torch.equal(weights[k], after[k]) for k in weights)
+    assert model.data_size == 24 and model.trained
+    np.testing.assert_array_equal(before, model.predict(ctx, cands[24:]))

@@ -68,6 +68,13 @@ def _console_flags(parser, default) -> None:
 
 
 def main(argv=None) -> int:
+    if sys.stdout is None:  # started with standard output closed (`>&-`): Python sets it None
+        if sys.stderr is not None:
+            sys.stderr.write(
+                "tvm-gnn: error: standard output is closed; give it a file or /dev/null "
+                "(`> out.txt`, `> /dev/null`)\n"
+            )
+        return 2
     # the run's own temporary folder from the start: building the parser imports torch, which
     # makes its compiler's cache folder in the temp folder
     with signals.run_folder():

@@ -9,7 +9,7 @@ import os
 import re
 from pathlib import Path
 
-from .. import atomic
+from .. import atomic, space
 
 
 class UsageError(Exception):
@@ -197,41 +197,79 @@ def target_args(p) -> None:
 
 def _writable_folder(folder: Path) -> str | None:
     """Why files cannot be made in ``folder`` (created if missing, so the nearest existing
-    ancestor decides), or None if they can."""
+    ancestor decides), or None if they can: not a folder, read-only, a name the file system
+    refuses, too little free space."""
+    why = space.name_problem(folder)
+    if why:
+        return why
     probe = folder
     while not probe.exists():
         probe = probe.parent
     if not probe.is_dir():
-        return f"{probe} is a file, not a folder"
+        return f"{_shown(probe)} is a file, not a folder"
     if atomic.refuses_files(probe):
         return f"{probe} takes no new files (read-only, or a special filesystem such as /proc)"
-    return None
+    return space.room_problem(folder)
 
 
 def output_file(text: str) -> Path:
     """An argparse type: a file this command can write, checked before any work starts."""
     path = Path(text)
+    why = space.name_problem(path)  # first: a name the OS refuses fails every other question
+    if why:
+        raise argparse.ArgumentTypeError(f"cannot write {_shown(path)}: {why}")
     if path.is_dir():
-        raise argparse.ArgumentTypeError(f"{path} is a folder, not a file")
+        raise argparse.ArgumentTypeError(f"{_shown(path)} is a folder, not a file")
     if path.exists() and not os.access(path, os.W_OK):
-        raise argparse.ArgumentTypeError(f"{path} is not writable")
+        raise argparse.ArgumentTypeError(f"{_shown(path)} is not writable")
     if path.exists() and not path.is_file():  # a device or a pipe: written through, not replaced
         return path
     why = _writable_folder(path.parent)
     if why:
-        raise argparse.ArgumentTypeError(f"cannot write {path}: {why}")
+        raise argparse.ArgumentTypeError(f"cannot write {_shown(path)}: {why}")
+    return path
+
+
+def document_file(text: str) -> Path:
+    """An argparse type: a markdown file whose generated sections a command rewrites (it is
+    read, then replaced): a regular file or none yet, never a pipe or a device, which reading
+    would block on or consume."""
+    path = output_file(text)
+    if path.exists() and not path.is_file():
+        raise argparse.ArgumentTypeError(
+            f"{_shown(path)} is not a regular file; its sections are read and rewritten, so give "
+            "a markdown file"
+        )
     return path
 
 
 def output_folder(text: str) -> Path:
     """An argparse type: a folder this command can create or write into, checked up front."""
     path = Path(text)
+    why = space.name_problem(path)
+    if why:
+        raise argparse.ArgumentTypeError(f"cannot write into {_shown(path)}: {why}")
     if path.exists() and not path.is_dir():
-        raise argparse.ArgumentTypeError(f"{path} is a file, not a folder")
+        raise argparse.ArgumentTypeError(f"{_shown(path)} is a file, not a folder")
     why = _writable_folder(path)
     if why:
-        raise argparse.ArgumentTypeError(f"cannot write into {path}: {why}")
+        raise argparse.ArgumentTypeError(f"cannot write into {_shown(path)}: {why}")
     return path
+
+
+def check_output_folder(path) -> None:
+    """:class:`UsageError` if ``path`` cannot take a run's files (what :func:`output_folder`
+    checks, for a folder a command names itself, such as ``tune``'s default work dir)."""
+    try:
+        output_folder(str(path))
+    except argparse.ArgumentTypeError as err:
+        raise UsageError(str(err)) from None
+
+
+def _shown(path: Path) -> str:
+    """``path`` as a message can print it (a name that is not UTF-8 shows its bytes escaped)."""
+    shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+    return shown if len(shown) <= 80 else f"{shown[:40]}...{shown[-20:]}"
 
 
 def input_file(text: str) -> str:

@@ -58,8 +58,8 @@ def cmd_collect(args) -> int:
     """Measure candidates of real networks' tasks into MetaSchedule JSON databases (resumable)."""
     import json
 
-    from ..collect import CollectConfig, collect_network
-    from ..errors import MeasureServiceError
+    from ..collect import CollectConfig, check_same_cpu, collect_network
+    from ..errors import DiskFullError, MeasureServiceError
     from ..measure.builder import make_builder
     from ..measure.runner import MeasureConfig, make_runner
     from ..measure.sampling import target_from
@@ -69,6 +69,8 @@ def cmd_collect(args) -> int:
         raise UsageError("--rpc-key and --rpc-workers are for measuring through --rpc-tracker")
     check_raw_root(args.out)  # before minutes of task extraction
     target = target_from(args.target, args.num_cores)
+    if not (args.rpc_tracker or args.other_cpu):
+        check_same_cpu(args.out, args.hardware, target)  # before the work: one line
     cfg = CollectConfig(
         trials_per_task=args.trials_per_task,
         uniform_fraction=args.uniform_fraction,
@@ -113,7 +115,7 @@ def cmd_collect(args) -> int:
                     progress=not args.quiet,
                     builder=builder,
                 )
-            except (UsageError, ValueError, MeasureServiceError):
+            except (UsageError, ValueError, MeasureServiceError, DiskFullError):
                 raise  # what the user fixes, for every network alike: one line, not a traceback
             except Exception:  # noqa: BLE001 - one broken network must not stop the others
                 logger.exception("collecting %s failed; continuing with the next network", net)
@@ -193,6 +195,12 @@ def _collect_parser(sub) -> None:
         help="hardware folder to write into (default: named after the target and this machine, "
         "e.g. llvm-amd-epyc-2c); for machines one CPU model name does not tell apart, such as "
         "AMD EPYC generations, e.g. llvm-amd-epyc-znver3-2c",
+    )
+    p.add_argument(
+        "--other-cpu",
+        action="store_true",
+        help="write into a hardware folder whose records another CPU measured (refused "
+        "without it: the two CPUs' latencies would mix in one folder)",
     )
     p.add_argument(
         "--trials-per-task",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import UsageError, dataset_args, input_file, output_file, seed_int
+from .common import UsageError, dataset_args, document_file, input_file, output_file, seed_int
 
 #: The section of the results document that ``tvm-gnn eval --out`` rewrites.
 RESULTS_SECTION = "tvm-gnn eval"
@@ -19,9 +19,14 @@ def cmd_eval(args) -> int:
     from .. import atomic, dataset
     from ..errors import EvaluationError
     from ..evaluate import evaluate, markdown, plot
-    from ..report import write_section
+    from ..report import check_sections, write_section
     from ..resources import PRETRAINED
 
+    if args.out:  # before the evaluation: a document whose markers are cut is refused untouched
+        try:
+            check_sections(args.out, args.section)
+        except ValueError as err:
+            raise UsageError(str(err)) from None
     gnn = args.gnn or [str(PRETRAINED)]
     hardware = dataset.resolve_hardware(args.data, args.hardware, _recorded_hardware(gnn[0]))
     test_folders = _test_folders(args.test_db)
@@ -132,7 +137,7 @@ def _eval_parser(sub) -> None:
     )
     p.add_argument(
         "--out",
-        type=output_file,
+        type=document_file,
         default=None,
         help="markdown file whose generated block gets the tables (e.g. docs/results.md)",
     )

@@ -11,6 +11,7 @@ from pathlib import Path
 from . import console
 from .common import (
     UsageError,
+    document_file,
     folder_name,
     input_folder,
     output_file,
@@ -49,6 +50,13 @@ def cmd_dataset_stats(args) -> int:
         return _would_add(args)
     if args.wide_spread:
         return _wide_spread(args)
+    if args.card:  # before the counting: a card whose markers are cut is refused untouched
+        from ..report import check_sections
+
+        try:
+            check_sections(args.card, "dataset-summary", "dataset-stats")
+        except ValueError as err:
+            raise UsageError(str(err)) from None
     st = stats(args.data)
     summary, text = summary_markdown(st), stats_markdown(st)
     print(f"{summary}\n\n{text}")
@@ -140,7 +148,7 @@ def _dataset_stats_parser(sub) -> None:
     )
     p.add_argument(
         "--card",
-        type=output_file,
+        type=document_file,
         default=None,
         metavar="MARKDOWN",
         help="also write the output into the generated dataset-stats section of this markdown "

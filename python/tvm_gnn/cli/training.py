@@ -33,7 +33,8 @@ def featurizer_config(args):
 
 def cmd_train(args) -> int:
     """Train the GNN on the dataset's training networks (held-out networks are never read)."""
-    from ..train import loss_plot, records_of, train_to_checkpoint
+    from ..lock import one_writer_of
+    from ..train import loss_plot, records_of
 
     config = TrainConfig(
         epochs=args.epochs,
@@ -55,7 +56,28 @@ def cmd_train(args) -> int:
         except ValueError as err:
             raise UsageError(str(err)) from None
     plot = args.plot or loss_plot(args.out)
-    i = train_to_checkpoint(
+    with one_writer_of(args.out, "tvm-gnn train"):  # a second run onto this --out stops at once
+        i = _train(args, plot, config, overrides, hardware, snapshot)
+    print(
+        f"trained on {', '.join(i['train_networks'])} ({i['hardware']}): {i['train_graphs']} "
+        f"programs / {i['train_workloads']} workloads; validation {i['val_graphs']} / "
+        f"{i['val_workloads']}"
+    )
+    acc, top1 = (
+        i[k][i["best_epoch"]] if i[k] else float("nan") for k in ("val_pairwise_acc", "val_top1")
+    )
+    print(
+        f"best epoch {i['best_epoch'] + 1} of {len(i['train_loss'])}: validation pairwise "
+        f"accuracy {acc:.4f}, top-1 {top1:.4f}; training took {i['train_seconds']:.1f} s"
+    )
+    print(f"wrote {args.out} and {plot}")
+    return 0
+
+
+def _train(args, plot, config, overrides, hardware, snapshot) -> dict:
+    from ..train import train_to_checkpoint
+
+    return train_to_checkpoint(
         args.out,
         args.data,
         plot=plot,
@@ -71,20 +93,6 @@ def cmd_train(args) -> int:
         snapshot=snapshot,
         jobs=args.jobs,
     )
-    print(
-        f"trained on {', '.join(i['train_networks'])} ({i['hardware']}): {i['train_graphs']} "
-        f"programs / {i['train_workloads']} workloads; validation {i['val_graphs']} / "
-        f"{i['val_workloads']}"
-    )
-    acc, top1 = (
-        i[k][i["best_epoch"]] if i[k] else float("nan") for k in ("val_pairwise_acc", "val_top1")
-    )
-    print(
-        f"best epoch {i['best_epoch'] + 1} of {len(i['train_loss'])}: validation pairwise "
-        f"accuracy {acc:.4f}, top-1 {top1:.4f}; training took {i['train_seconds']:.1f} s"
-    )
-    print(f"wrote {args.out} and {plot}")
-    return 0
 
 
 def _train_parser(sub) -> None:

@@ -12,6 +12,7 @@ from ..measure.runner import SEARCH_POPULATION
 from . import console, signals
 from .common import (
     UsageError,
+    check_output_folder,
     input_file,
     input_folder,
     output_folder,
@@ -116,12 +117,9 @@ def demo_table(best: dict, models: list[str], seeds: list[int], seconds: dict) -
 
 def cmd_tune(args) -> int:
     """Tune a network end to end, check its output against PyTorch, report its latency."""
-    from ..errors import EvaluationError
+    from ..lock import one_writer
     from ..measure.networks import NETWORKS
     from ..measure.sampling import target_from
-    from ..tune.budgets import latency_at_budgets
-    from ..tune.compile import OutputMismatchError
-    from ..tune.end_to_end import TuneSettings, tune_network
 
     if args.network not in NETWORKS:
         raise UsageError(f"unknown network {args.network!r}; choose one of {', '.join(NETWORKS)}")
@@ -134,6 +132,18 @@ def cmd_tune(args) -> int:
     if args.cost_model == "xgb-pretrained" and not Path(args.data).is_dir():
         raise UsageError(f"xgb-pretrained trains on the dataset, and {args.data} is not a folder")
     work_dir = args.work_dir or f"tune_runs/{args.network}-{args.cost_model}-{args.trials}"
+    check_output_folder(work_dir)  # the default's, as --work-dir's: space, name, type
+    # one run a work dir: a second stops at once instead of both writing one database
+    with one_writer(work_dir, f"tvm-gnn tune {args.network}"):
+        return _tune(args, target, work_dir)
+
+
+def _tune(args, target, work_dir) -> int:
+    from ..errors import EvaluationError
+    from ..tune.budgets import latency_at_budgets
+    from ..tune.compile import OutputMismatchError
+    from ..tune.end_to_end import TuneSettings, tune_network
+
     signals.on_interrupt_say(f"the records measured so far are in {work_dir}")
     console.route_tvm_logs(args, Path(work_dir) / "tvm-gnn.log")
     try:

@@ -36,7 +36,14 @@ even when ``max_tasks`` measures fewer.
 """
 
 from .config import CollectConfig, provenance
-from .network import check_raw, collect_network, network_tasks, refuse_packed, task_manifest
+from .network import (
+    check_raw,
+    check_same_cpu,
+    collect_network,
+    network_tasks,
+    refuse_packed,
+    task_manifest,
+)
 from .task import EVOLUTION_ROUNDS, EXHAUST_DRAWS, collect_task, unrecorded_draws
 
 __all__ = [
@@ -44,6 +51,7 @@ __all__ = [
     "EXHAUST_DRAWS",
     "CollectConfig",
     "check_raw",
+    "check_same_cpu",
     "collect_network",
     "collect_task",
     "network_tasks",

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from pathlib import Path
@@ -23,7 +24,7 @@ from ..dataset.records import samples
 from ..dataset.splits import HELD_OUT
 from ..errors import DataError
 from ..lock import check_whole, one_writer
-from ..measure.hardware import hardware_name
+from ..measure.hardware import cpu_identity, cpu_model, hardware_name
 from ..measure.runner import MeasureConfig, make_runner
 from .config import CollectConfig, RunLog, provenance
 from .recording import _existing
@@ -267,3 +268,31 @@ def _finished(network: str, folder: Path, problems) -> dict:
     tasks, left = len(read_tasks(folder)), len(read_shared(folder))
     summary = _with_records(_summary(network, folder, tasks, left, problems), folder)
     return {**summary, "finished_before": True}
+
+
+def check_same_cpu(root, hardware: str | None, target) -> None:
+    """:class:`~tvm_gnn.errors.DataError` if the hardware folder ``collect`` would write into
+    holds records that another CPU measured (its provenance says so): this machine's latencies
+    would mix with theirs without a word. ``--other-cpu`` allows it; a folder of its own avoids
+    it. Only for llvm targets measured here (an RPC tracker's devices are not this CPU)."""
+    from ..dataset.provenance import recorded_cpus
+
+    if target.kind.name != "llvm":
+        return
+    hardware = hardware or hardware_name(target, None)
+    model, llvm = cpu_model(), cpu_identity().get("llvm")
+    others = sorted(
+        f"{m} ({cpu or 'LLVM name not recorded'})"
+        for m, cpu in recorded_cpus(Path(root) / hardware)
+        if m != model or (cpu and llvm and cpu != llvm)
+    )
+    if others:
+        mark = llvm or "2"
+        own = re.sub(r"-(\d+c)$", rf"-{mark}-\1", hardware)
+        own = own if own != hardware else f"{hardware}-{mark}"
+        raise DataError(
+            f"{Path(root) / hardware} holds records measured on {', '.join(others)}, and this "
+            f"machine is {model} ({llvm or 'LLVM name unknown'}): its latencies would mix with "
+            f"theirs. Collect into a folder of its own (--hardware {own}), or pass --other-cpu "
+            "to add them anyway"
+        )

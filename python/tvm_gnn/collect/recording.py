@@ -8,8 +8,10 @@ import json
 import shutil
 from pathlib import Path
 
+from .. import space
 from ..costs import result_cost
 from ..dataset import dbfile
+from ..errors import DiskFullError
 from ..measure.hardware import device_type
 from ..measure.runner import service_down
 
@@ -96,6 +98,12 @@ def _commit(db, workload, target, cands, results) -> list[float | None]:
                 args_info=c.args_info,
             )
         )
+    records = Path(db.path_tuning_record)
+    space.stop_if_full(  # TVM's database says nothing when its writes fail: ask the disk
+        records,
+        f"every record measured before it filled is kept in {records.parent}; free some space "
+        "and run the same command again to resume",
+    )
     return costs
 
 
@@ -124,6 +132,7 @@ def _commit_new_class():
             self.proposed = self.new = self.failed = self.repeats = 0
             self.best = float("inf")  # seconds, shown on the bar
             self.down = None  # why the measuring service failed, if it did
+            self.full = None  # the DiskFullError that stopped the search, if one did
 
         def apply(
             self, task_scheduler, task_id, measure_candidates, builder_results, runner_results
@@ -145,7 +154,11 @@ def _commit_new_class():
                     if b.error_msg is None
                     else ms.runner.RunnerResult(run_secs=None, error_msg=b.error_msg)
                 )
-            costs = _commit(self.db, self.workload, self.target, new, results)
+            try:
+                costs = _commit(self.db, self.workload, self.target, new, results)
+            except DiskFullError as err:  # crosses TVM as a RuntimeError: kept for the caller
+                self.full = err
+                raise
             valid = [c for c in costs if c is not None]
             self.failed += len(costs) - len(valid)
             self.latencies.extend(valid)

@@ -155,8 +155,13 @@ class _Task:
                 self.tools[2], self.workload, self.target, self.seen, self.bar, self.latencies
             )
             seed = _search_seed(self.cfg.seed, self.index, search)
-            _search(self.name, self.mod, self.folder, self.target, self.cfg, self.tools,
-                    commit, seed, rest)  # fmt: skip
+            try:
+                _search(self.name, self.mod, self.folder, self.target, self.cfg, self.tools,
+                        commit, seed, rest)  # fmt: skip
+            except Exception:
+                if commit.full is not None:  # raised in the callback, through TVM
+                    raise commit.full from None
+                raise
             if commit.down is not None:
                 raise outage(commit.down)
             self.done["measured"] += commit.new

@@ -185,18 +185,27 @@ class GNNModel(PyCostModel):
         Raises :class:`tvm_gnn.errors.CheckpointError` naming the file if it is missing or
         corrupt.
         """
-        self.model, self.featurizer, extra = checkpoint.load(path)
-        if self.model.config.store_dim:
+        # everything is read and checked first, then swapped in: a load that fails leaves the
+        # model exactly as it was (weights, online data, partner)
+        model, featurizer, extra = checkpoint.load(path)
+        if model.config.store_dim:
             raise CheckpointError(
                 f"{path}: its head reads TVM's per-store features (an offline upper bound, "
                 "docs/validation.md); GNNModel scores candidates from their graphs alone"
             )
-        self.trained = bool(extra.get("trained", True))
-        self.data = online_data(extra.get("online_data", {}), path, self.model)
-        self.data_size = sum(len(g) for g, _ in self.data.values())
-        self.last_train_size = int(extra.get("last_train_size", self.data_size))
-        if self.partner is not None and Path(path + ".partner").exists():
-            self.partner.load(path + ".partner")
+        trained = bool(extra.get("trained", True))
+        data = online_data(extra.get("online_data", {}), path, model)
+        data_size = sum(len(g) for g, _ in data.values())
+        try:
+            last_train_size = int(extra.get("last_train_size", data_size))
+        except (TypeError, ValueError):
+            raise CheckpointError(f"{path}: its last_train_size is not a count") from None
+        partner = self.partner
+        if partner is not None and Path(path + ".partner").exists():
+            partner = _loaded_copy(partner, path + ".partner")
+        self.model, self.featurizer, self.trained = model, featurizer, trained
+        self.partner = partner
+        self.data, self.data_size, self.last_train_size = data, data_size, last_train_size
         self._blend.reset()
         self._reference.reset()
         self._readouts = {}
@@ -323,3 +332,19 @@ class GNNModel(PyCostModel):
         if not self.model.config.compare:
             return None
         return lambda readout: self._reference.get(key, lambda: readout.mean(dim=0))
+
+
+def _loaded_copy(partner, path: str):
+    """``partner`` as loaded from ``path``, into a copy where the partner can be copied: a load
+    that fails leaves the original as it was."""
+    try:
+        fresh = copy.deepcopy(partner)
+    except Exception:  # a partner holding objects that cannot be copied: loaded in place
+        fresh = partner
+    try:
+        fresh.load(path)
+    except CheckpointError:
+        raise
+    except Exception as err:  # xgboost's and numpy's own errors name no file
+        raise CheckpointError(f"{path}: cannot load the partner model: {err}") from None
+    return fresh

@@ -10,6 +10,7 @@ from ..atomic import atomic_open
 from ..measure.hardware import usable_cores
 from ..nn.batch import pack_graphs, unpack_graphs
 from ..nn.schema import FeaturizerConfig
+from ..space import is_full
 from .dbfile import RECORD_FILE
 from .layout import folder_caches, record_lines
 from .records import Sample, distinct_programs
@@ -46,6 +47,17 @@ def _write_cache(cache: Path, graphs, kept) -> None:
 
     with atomic_open(cache, "wb") as f:
         torch.save({"graphs": pack_graphs(graphs), "samples": [s.__dict__ for s in kept]}, f)
+
+
+def _keep_cache(cache: Path, graphs, kept) -> None:
+    """:func:`_write_cache`, where a full disk only costs the cache: the graphs are in memory,
+    and the next run featurizes the folder again."""
+    try:
+        _write_cache(cache, graphs, kept)
+    except OSError as err:
+        if not is_full(err):
+            raise
+        logger.warning("%s: no space left for the graph cache; going on without it", cache)
 
 
 def _build_cache(folder: Path, config, max_line: int | None, cache: Path) -> list[str]:
@@ -147,7 +159,7 @@ def _featurize_into_caches(entries, todo, config, jobs, progress):
                 _, folder, max_line, cache = entries[i]
                 on_line = bar.folder(i) if bar is not None else None
                 graphs, kept, problems = _featurize_folder(folder, config, max_line, on_line)
-                _write_cache(cache, graphs, kept)
+                _keep_cache(cache, graphs, kept)
                 _log(problems)
                 if bar is not None:
                     bar.finish(i)

@@ -70,3 +70,18 @@ def run_cpu(run: dict) -> str | None:
     cpu = run.get("cpu_id")
     llvm = cpu.get("llvm") if isinstance(cpu, dict) else None
     return str(llvm) if llvm else None
+
+
+def recorded_cpus(hardware_folder) -> set[tuple[str, str | None]]:
+    """The CPUs the runs of a hardware folder measured on, as its network folders' provenance
+    lines record them: ``(model name, LLVM's CPU name)``, the latter None on lines from before
+    it was recorded. Runs through an RPC tracker (remote devices) are left out."""
+    from pathlib import Path
+
+    found = set()
+    for prov in sorted(Path(hardware_folder).glob("*/provenance.jsonl")):
+        for run in read_provenance(prov.parent):
+            model = str(run.get("cpu_model", ""))
+            if model and not model.startswith("remote devices"):
+                found.add((model, run_cpu(run)))
+    return found

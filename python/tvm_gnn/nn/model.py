@@ -30,6 +30,7 @@ from torch_geometric.utils import scatter
 
 from .config import GNNConfig
 from .schema import NUM_EDGE_TYPES
+from .scratch import generated_modules
 from .vectors import load_vectors
 
 
@@ -193,9 +194,10 @@ def exact_arithmetic(model: nn.Module):
 
 
 def _conv(c: GNNConfig) -> nn.Module:
-    if c.conv == "relational":
-        return RelationalConv(c.hidden, c.hidden, NUM_EDGE_TYPES, aggr="add")
-    return GraphConv(c.hidden, c.hidden)
+    with generated_modules():  # PyG writes each class's propagate module on its first build
+        if c.conv == "relational":
+            return RelationalConv(c.hidden, c.hidden, NUM_EDGE_TYPES, aggr="add")
+        return GraphConv(c.hidden, c.hidden)
 
 
 def default_gnn(embedding: str = "fasttext", **overrides) -> GNN:

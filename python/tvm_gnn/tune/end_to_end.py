@@ -24,9 +24,10 @@ import numpy as np
 from tvm.ir.utils import derived_object
 from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
 
-from .. import atomic
+from .. import atomic, space
 from ..cost_models.factory import GNN_KINDS, make_cost_model
 from ..costs import result_cost
+from ..errors import DiskFullError
 from ..measure import networks
 from ..measure.builder import make_builder
 from ..measure.hardware import cpu_identity, cpu_model, device_model
@@ -53,6 +54,8 @@ class CurveCallback(PyMeasureCallback):
         self.errors = 0
         self.curve: list[dict] = []
         self.bar = tqdm(total=total, desc="tune", unit="trial", disable=not progress)
+        self.records: Path | None = None  # the database's records file, watched for a full disk
+        self.full: Exception | None = None  # the DiskFullError that stopped the run
 
     def estimate(self) -> float:
         if len(self.best) < len(self.weights):
@@ -60,6 +63,16 @@ class CurveCallback(PyMeasureCallback):
         return sum(w * self.best[t] for t, w in self.weights.items())
 
     def apply(self, task_scheduler, task_id, measure_candidates, builder_results, runner_results):
+        if self.records is not None:  # after AddToDatabase: a full disk stops the run at once
+            try:
+                space.stop_if_full(
+                    self.records,
+                    f"the {_lines(self.records)} records measured before it filled are kept "
+                    f"in {self.records}; free some space and tune again",
+                )
+            except DiskFullError as err:
+                self.full = err
+                raise
         for b, r in zip(builder_results, runner_results):
             lat = result_cost(b, r)
             if lat is None:
@@ -78,6 +91,14 @@ class CurveCallback(PyMeasureCallback):
         self.bar.update(len(runner_results))
         if math.isfinite(est):
             self.bar.set_postfix(estimate=f"{est * 1e3:.3f} ms", errors=self.errors)
+
+
+def _lines(path: Path) -> int:
+    """The whole lines of a records file (a line cut by the full disk is not one)."""
+    try:
+        return path.read_bytes().count(b"\n")
+    except OSError:
+        return 0
 
 
 # What a run leaves in its work directory. MetaSchedule's JSON database appends to existing files,
@@ -191,10 +212,16 @@ def tune_network(
     work_dir.mkdir(parents=True, exist_ok=True)
     set_aside_previous_run(work_dir)
     curve = CurveCallback(weights, trials, st.progress)
+    curve.records = work_dir / "database_tuning_record.json"
     # replay-trace has no population; the log says so
     population = st.population if st.strategy == "evolutionary" else None
     start = time.perf_counter()
-    database, profile = _tune_relax(mod, target, work_dir, cm, curve, trials, st, population)
+    try:
+        database, profile = _tune_relax(mod, target, work_dir, cm, curve, trials, st, population)
+    except Exception:
+        if curve.full is not None:  # raised in the callback, through TVM as a RuntimeError
+            raise curve.full from None
+        raise
     tuning_seconds = time.perf_counter() - start
     curve.bar.close()
     runs, untuned = compile_check_time(

@@ -1,0 +1,54 @@
+# Licensed under the Apache License, Version 2.0.
+"""Where torch and PyTorch Geometric put their files: nothing of theirs outlives the process in
+the temporary folder.
+
+- PyG writes each message-passing layer class's generated ``propagate`` module
+  (``*_propagate_*.py``) into the temporary folder the first time the class is built, and never
+  removes it. :func:`generated_modules` points it at one folder of this process, removed when the
+  process exits.
+- torch's compiler makes a ``torchinductor_<user>`` folder in the temporary folder. The package
+  points it (``TORCHINDUCTOR_CACHE_DIR``, unless the user set it) at a cache that processes share
+  and reuse: :data:`TORCH_CACHE`, under ``$XDG_CACHE_HOME`` (default ``~/.cache``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+#: torch's compiler cache, shared by every process of the package (and reused across them)
+TORCH_CACHE = (
+    Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tvm_gnn" / "torchinductor"
+)
+_STATE: dict[str, str | None] = {"folder": None}
+
+
+def point_torch_cache() -> None:
+    """Set ``TORCHINDUCTOR_CACHE_DIR`` to :data:`TORCH_CACHE` unless it is set; call it before
+    torch is imported (``import tvm_gnn`` does)."""
+    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(TORCH_CACHE))
+
+
+def _folder() -> str:
+    folder = _STATE["folder"]
+    if folder is None or not os.path.isdir(folder):
+        folder = tempfile.mkdtemp(prefix="tvm-gnn-pyg-")
+        atexit.register(shutil.rmtree, folder, True)
+        _STATE["folder"] = folder
+    return folder
+
+
+@contextlib.contextmanager
+def generated_modules():
+    """For the block, PyG's generated modules go into this process's own folder (removed at
+    exit; the modules stay loaded). The process's temporary folder is restored after it."""
+    saved = tempfile.tempdir
+    tempfile.tempdir = _folder()
+    try:
+        yield
+    finally:
+        tempfile.tempdir = saved
