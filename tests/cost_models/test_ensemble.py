@@ -2,6 +2,7 @@
 learning beside the GNN on real candidates, and a partner that fails."""
 
 import logging
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from tvm_gnn.cost_models.ensemble import (
     reorder_top,
 )
 from tvm_gnn.cost_models.gnn import FAILED_SCORE, GNNModel
+from tvm_gnn.errors import CheckpointError
 from tvm_gnn.nn.training import TrainConfig
 
 from .test_gnn import _results
@@ -81,6 +83,23 @@ def test_xgb_learns_beside_the_gnn_and_the_blend_survives_save_and_load(conv_can
     assert loaded.partner.data_size == 24
     loaded.partner.num_warmup_samples = 8
     np.testing.assert_allclose(loaded.predict(ctx, cands[24:]), mixed)
+
+
+def test_a_partner_file_that_fails_to_load_leaves_the_model_as_it_was(conv_candidates, tmp_path):
+    """A corrupt ``.partner`` file: load names it, and the GNN and its XGBModel partner keep
+    what they held (XGBModel, a TVM object, is put back from a save made before the load)."""
+    ctx, cands = conv_candidates
+    model = GNNModel(pretrained=False, num_warmup_samples=8, train_config=FAST, ensemble="xgb")
+    model.partner.num_warmup_samples = 8
+    model.update(ctx, cands[:24], _results(24))
+    before = model.predict(ctx, cands[24:])
+    path = tmp_path / "other.pt"
+    model.save(str(path))
+    Path(str(path) + ".partner").write_bytes(b"not a tar file")
+    with pytest.raises((CheckpointError, RuntimeError), match="cannot load the partner model"):
+        model.load(str(path))
+    assert model.partner.data_size == 24 and partner_ready(model.partner)
+    np.testing.assert_array_equal(before, model.predict(ctx, cands[24:]))
 
 
 def test_the_xgb_partner_joins_after_two_rounds_not_tvms_hundred(conv_candidates):

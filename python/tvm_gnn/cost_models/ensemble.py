@@ -24,9 +24,12 @@ only in the last round of a 128-trial tune.
 from __future__ import annotations
 
 import logging
+import os
+import tempfile
 
 import numpy as np
 
+from ..errors import CheckpointError
 from ..measure.hardware import usable_cores
 from .scoring import RoundReference
 
@@ -71,6 +74,28 @@ def partner_ready(partner) -> bool:
     if not hasattr(partner, "booster"):
         return True
     return partner.booster is not None and partner.data_size >= partner.num_warmup_samples
+
+
+def load_partner(partner, path: str):
+    """``partner`` loaded from ``path`` in place. It is saved to a temporary file first, and a
+    load that fails puts that back: the partner (TVM's XGBModel is a TVM object that
+    ``copy.deepcopy`` cannot copy) is left as it was."""
+    with tempfile.TemporaryDirectory(prefix="tvm-gnn-partner-") as tmp:
+        backup = os.path.join(tmp, "partner")
+        try:
+            partner.save(backup)
+        except Exception:  # nothing to put back (a full disk, say): loaded in place as before
+            backup = None
+        try:
+            partner.load(path)
+        except Exception as err:
+            if backup is not None:
+                partner.load(backup)
+            if isinstance(err, CheckpointError):
+                raise
+            # xgboost's and numpy's own errors name no file
+            raise CheckpointError(f"{path}: cannot load the partner model: {err}") from None
+    return partner
 
 
 def scale_of(scores: np.ndarray) -> tuple[float, float]:

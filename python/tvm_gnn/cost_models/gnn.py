@@ -41,7 +41,7 @@ from ..nn.model import default_gnn
 from ..nn.schema import FeaturizerConfig
 from ..nn.training import TrainConfig, fit, fit_head
 from ..resources import PRETRAINED
-from .ensemble import BlendScale, make_partner, partner_ready, with_partner
+from .ensemble import BlendScale, load_partner, make_partner, partner_ready, with_partner
 from .online import HEAD_STEPS, ONLINE_MODES, head_rows, held_back, online_data, training_graphs
 from .scoring import RoundReference, explored, predict_candidates, spread
 
@@ -202,7 +202,7 @@ class GNNModel(PyCostModel):
             raise CheckpointError(f"{path}: its last_train_size is not a count") from None
         partner = self.partner
         if partner is not None and Path(path + ".partner").exists():
-            partner = _loaded_copy(partner, path + ".partner")
+            partner = load_partner(partner, path + ".partner")
         self.model, self.featurizer, self.trained = model, featurizer, trained
         self.partner = partner
         self.data, self.data_size, self.last_train_size = data, data_size, last_train_size
@@ -332,19 +332,3 @@ class GNNModel(PyCostModel):
         if not self.model.config.compare:
             return None
         return lambda readout: self._reference.get(key, lambda: readout.mean(dim=0))
-
-
-def _loaded_copy(partner, path: str):
-    """``partner`` as loaded from ``path``, into a copy where the partner can be copied: a load
-    that fails leaves the original as it was."""
-    try:
-        fresh = copy.deepcopy(partner)
-    except Exception:  # a partner holding objects that cannot be copied: loaded in place
-        fresh = partner
-    try:
-        fresh.load(path)
-    except CheckpointError:
-        raise
-    except Exception as err:  # xgboost's and numpy's own errors name no file
-        raise CheckpointError(f"{path}: cannot load the partner model: {err}") from None
-    return fresh

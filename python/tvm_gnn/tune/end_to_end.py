@@ -216,12 +216,7 @@ def tune_network(
     # replay-trace has no population; the log says so
     population = st.population if st.strategy == "evolutionary" else None
     start = time.perf_counter()
-    try:
-        database, profile = _tune_relax(mod, target, work_dir, cm, curve, trials, st, population)
-    except Exception:
-        if curve.full is not None:  # raised in the callback, through TVM as a RuntimeError
-            raise curve.full from None
-        raise
+    database, profile = _tune_relax(mod, target, work_dir, cm, curve, trials, st, population)
     tuning_seconds = time.perf_counter() - start
     curve.bar.close()
     runs, untuned = compile_check_time(
@@ -261,7 +256,7 @@ def tune_network(
 def _tune_relax(mod, target, work_dir: Path, cost_model, curve, trials: int, st: TuneSettings,
                 population: int | None):  # fmt: skip
     """MetaSchedule's ``tune_relax`` on ``mod``; the database and the profiler's seconds by
-    scope."""
+    scope. A disk that filled while recording raises its :class:`~tvm_gnn.errors.DiskFullError`."""
     from tvm.s_tir import meta_schedule as ms
 
     search = st.strategy
@@ -279,6 +274,10 @@ def _tune_relax(mod, target, work_dir: Path, cost_model, curve, trials: int, st:
                 measure_callbacks=[*ms.measure_callback.MeasureCallback.create("default"), curve],
                 seed=st.seed, strategy=search,
             )  # fmt: skip
+        except Exception:
+            if curve.full is not None:  # raised in the callback, through TVM as a RuntimeError
+                raise curve.full from None
+            raise
         finally:
             builder.close()
     return database, {k: float(v) for k, v in profiler.get().items()}
