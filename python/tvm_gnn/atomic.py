@@ -16,6 +16,8 @@ import os
 import tempfile
 from pathlib import Path
 
+#: below this many free bytes a file system counts as full (:mod:`tvm_gnn.space` reads it too)
+FULL_BELOW = 2**20
 #: temporary files being written now; removed by :func:`discard_in_flight` on a signal
 _IN_FLIGHT: set[str] = set()
 
@@ -66,12 +68,13 @@ def atomic_open(path, mode: str = "w", encoding: str | None = None):
 
 
 def _nearly_full(folder: Path) -> bool:
-    """Whether ``folder``'s file system has less than 1 MiB free (a write there failed)."""
+    """Whether ``folder``'s file system has less than :data:`FULL_BELOW` free (a write there
+    failed)."""
     try:
         st = os.statvfs(folder)
     except OSError:
         return False
-    return st.f_bavail * st.f_frsize < 2**20
+    return st.f_bavail * st.f_frsize < FULL_BELOW
 
 
 def refuses_files(folder) -> OSError | None:

@@ -16,12 +16,13 @@ import errno
 import os
 from pathlib import Path
 
+from .atomic import FULL_BELOW
 from .errors import DiskFullError
 
 #: what an output's file system must have free before a run starts writing to it
 MIN_FREE = 64 * 2**20
 #: below this, a file system that records go to counts as full: the run stops and says so
-FLOOR = 1 * 2**20
+FLOOR = FULL_BELOW
 #: the errors of a file system that takes no more data
 FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
 
