@@ -54,13 +54,12 @@ import sys
 import time
 from pathlib import Path
 
+from search_table import render_search, search_rows
+from task_models import logged_model
 from task_selection import DEV_QUOTAS, dev_networks, held_out_workloads, select_tasks
 from tune_tasks_report import plot, render, render_targets
 from tune_tasks_summary import (
-    EXPLORE_VARIANTS,
-    GNN_MODELS,
     MODELS,
-    ONLINE_VARIANTS,
     PER_ROUND,
     SET_DEFAULTS,
     WEIGHTED_MODELS,
@@ -85,50 +84,6 @@ def run_dir(runs: Path, task: dict, model: str, seed: int) -> Path:
     return runs / task["id"] / model / f"seed{seed}"
 
 
-def cost_model_for(model: str, seed: int, checkpoint=None, data=None, digest: str = ""):
-    """What ``tune_tir`` tunes with: a cost model's name (``gnn-head`` is one), a GNN variant of
-    :data:`ONLINE_VARIANTS` or :data:`EXPLORE_VARIANTS`, or ``xgb-pretrained``
-    (:func:`pretrained_xgb_cached`)."""
-    if model == "xgb-pretrained":
-        return pretrained_xgb_cached(seed, checkpoint, data, digest)
-    if model not in ONLINE_VARIANTS and model not in EXPLORE_VARIANTS:
-        return model
-    import dataclasses
-
-    from tvm_gnn.cost_models.gnn import ONLINE_TRAIN, GNNModel
-
-    if model in EXPLORE_VARIANTS:
-        return GNNModel(checkpoint=checkpoint, seed=seed, explore=EXPLORE_VARIANTS[model])
-    config = dataclasses.replace(ONLINE_TRAIN, **ONLINE_VARIANTS[model])
-    return GNNModel(checkpoint=checkpoint, seed=seed, train_config=config)
-
-
-def pretrained_xgb_cached(seed: int, checkpoint, data, digest: str, cache=None):
-    """XGBModel trained on the GNN weights' training records (``pretrained_xgb``), trained once
-    per weights and seed and kept under ``.cache/xgb-pretrained/`` (loading the records and
-    training take about 20 minutes on 2 cores); every run starts from the saved model."""
-    from tvm.s_tir.meta_schedule.cost_model.xgb_model import XGBConfig, XGBModel
-
-    from tvm_gnn.cost_models.baselines import pretrained_xgb
-    from tvm_gnn.measure.hardware import usable_cores
-
-    cache = Path(cache or ROOT / ".cache" / "xgb-pretrained")
-    path = cache / f"{digest[:16]}-seed{seed}.tar"
-    if not path.exists():
-        cache.mkdir(parents=True, exist_ok=True)
-        model = pretrained_xgb(data or ROOT / "data", checkpoint=checkpoint, seed=seed)
-        tmp = path.with_suffix(".part")
-        model.save(str(tmp))
-        tmp.replace(path)
-    model = XGBModel(
-        num_warmup_samples=0, num_tuning_cores=usable_cores(), config=XGBConfig(seed=seed)
-    )
-    model.load(str(path))
-    model.last_train_size = model.data_size  # as trained: retrain once a fifth more is measured
-    model.adaptive_training = True
-    return model
-
-
 def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -> dict:
     """Tune ``task`` with ``model`` and ``seed`` unless that run is archived; its ``run.json``."""
     from tvm.s_tir import meta_schedule as ms
@@ -150,6 +105,7 @@ def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -
             return old
     work = out.with_name(out.name + ".work")
     shutil.rmtree(work, ignore_errors=True)
+    logged = logged_model(model, seed, args.checkpoint, args.data, digest)
     start = time.perf_counter()
     with ms.Profiler() as profiler:
         _, progress = tune_tir(
@@ -157,11 +113,10 @@ def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -
             target_from("llvm", args.num_cores),
             str(work),
             max_trials=trials,
-            cost_model=cost_model_for(model, seed, args.checkpoint, args.data, digest),
+            cost_model=logged,
             num_trials_per_iter=PER_ROUND,
             seed=seed,
             desc=f"{task['id']} {model} seed {seed}",
-            checkpoint=args.checkpoint if model in GNN_MODELS else None,
         )
     wall = time.perf_counter() - start
     profile = {k: float(v) for k, v in profiler.get().items()}
@@ -179,6 +134,7 @@ def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -
         "weights": digest if model in WEIGHTED_MODELS else None,
         "machine": f"{cpu_model()} ({cpu_identity()['llvm']}), {args.num_cores} cores",
         "day": time.strftime("%Y-%m-%d"),
+        "score_calls": logged.calls,  # [candidates, top tenth's drawing weight, share <= 0]
     }
     for f in DB_FILES:
         if (work / f).exists():
@@ -338,6 +294,11 @@ def main(argv=None) -> int:
     text = render(res, command, plot_path.name if res["curves"] else None)
     print(text)
     report.write_section(args.doc, section, text)
+    present = [m for m in MODELS if any(r["model"] == m for r in archived)]
+    machines = ", ".join(sorted({r["machine"] for r in archived}))
+    search = render_search(search_rows(runs, archived, present), command, machines)
+    print(search)
+    report.write_section(args.doc, f"{section}-search", search)
     if not suffix:  # the targets are the held-out networks'
         targets = render_targets(res, args.count, len(SEEDS), command)
         print(targets)

@@ -1,6 +1,6 @@
 """benchmarks/tuning/tune_tasks.py and the modules it reads through (task_selection.py,
-tune_tasks_summary.py, tune_tasks_report.py): the statistics on known curves, opt-in models and
-variants, the task selection, and resuming."""
+task_models.py, tune_tasks_summary.py, tune_tasks_report.py, search_table.py): the statistics on
+known curves, opt-in models and variants, the search table, the task selection, and resuming."""
 
 import argparse
 import json
@@ -175,24 +175,6 @@ def test_tune_tasks_reports_a_variant_against_the_gnn_without_xgbmodel(tmp_path)
         bench.main(argv + ["--tasks", "0"])
 
 
-def test_tune_tasks_online_variants_are_the_shipped_gnn_with_those_fields_changed():
-    import dataclasses
-
-    from tvm_gnn.cost_models.gnn import ONLINE_TRAIN, GNNModel
-
-    bench = script("tune_tasks")
-    assert bench.cost_model_for("xgb", 0) == "xgb"
-    model = bench.cost_model_for("gnn-long", 3)
-    assert isinstance(model, GNNModel) and model.seed == 3 and model.trained
-    assert model.train_config.epochs == script("tune_tasks_summary").LONG_EPOCHS > 8
-    assert model.train_config.lr == ONLINE_TRAIN.lr
-    lambda32 = bench.cost_model_for("gnn-lambda32", 0).train_config
-    assert lambda32 == dataclasses.replace(ONLINE_TRAIN, loss="lambdarank", epochs=32)
-    assert bench.cost_model_for("gnn-head", 1) == "gnn-head"  # a name the package builds
-    explore = bench.cost_model_for("gnn-explore-0.5", 2)
-    assert (explore.explore, explore.seed, explore.train_config) == (0.5, 2, ONLINE_TRAIN)
-
-
 def test_tune_tasks_alternate_reverses_the_models_of_odd_seeds_only():
     bench = script("tune_tasks")
     models = ["gnn", "gnn+native-all"]
@@ -259,8 +241,26 @@ def test_tune_tasks_keeps_a_finished_run_and_starts_a_cut_one_over(tmp_path):
     assert bench.read_runs(runs, None)[0]["trials"] < 32
 
 
+def test_tune_tasks_online_variants_are_the_shipped_gnn_with_those_fields_changed():
+    import dataclasses
+
+    from tvm_gnn.cost_models.gnn import ONLINE_TRAIN, GNNModel
+
+    bench = script("task_models")
+    assert bench.cost_model_for("xgb", 0) == "xgb"
+    model = bench.cost_model_for("gnn-long", 3)
+    assert isinstance(model, GNNModel) and model.seed == 3 and model.trained
+    assert model.train_config.epochs == script("tune_tasks_summary").LONG_EPOCHS > 8
+    assert model.train_config.lr == ONLINE_TRAIN.lr
+    lambda32 = bench.cost_model_for("gnn-lambda32", 0).train_config
+    assert lambda32 == dataclasses.replace(ONLINE_TRAIN, loss="lambdarank", epochs=32)
+    assert bench.cost_model_for("gnn-head", 1) == "gnn-head"  # a name the package builds
+    explore = bench.cost_model_for("gnn-explore-0.5", 2)
+    assert (explore.explore, explore.seed, explore.train_config) == (0.5, 2, ONLINE_TRAIN)
+
+
 def test_xgb_pretrained_trains_once_per_weights_and_seed(small_dataset, trained, tmp_path):
-    bench = script("tune_tasks")
+    bench = script("task_models")
     from tvm_gnn.dataset.groups import load_groups
 
     args = (0, trained["gnn"], small_dataset, "abcd" * 16)
@@ -275,3 +275,47 @@ def test_xgb_pretrained_trains_once_per_weights_and_seed(small_dataset, trained,
     np.testing.assert_allclose(
         again.predict(g.context, g.candidates), first.predict(g.context, g.candidates)
     )
+
+
+def _database(folder, decisions_of, secs_of, trials=128):
+    """A run's gzipped database: trial i's trace samples ``decisions_of(i)`` (a tile and a
+    category) and runs in ``secs_of(i)`` seconds (None: a failed build)."""
+    import gzip
+
+    insts = [["SamplePerfectTile", [], [], ["v0"]], ["SampleCategorical", [], [], ["v1"]]]
+    folder.mkdir(parents=True, exist_ok=True)
+    with gzip.open(folder / "database_tuning_record.json.gz", "wt") as f:
+        for i in range(trials):
+            tile, cat = decisions_of(i)
+            secs = secs_of(i)
+            record = [[insts, [[0, tile], [1, cat]]], [] if secs is None else [secs], {}, []]
+            f.write(json.dumps([0, record]) + "\n")
+
+
+def test_the_search_table_counts_decision_values_and_the_late_batch(tmp_path):
+    """A narrow run (2 tiles, 1 category, a late batch at 2x its best) against a broad one (128
+    tiles, 4 categories, late at 4x): the counts, ratios and recorded drawing weights as built."""
+    table = script("search_table")
+    runs = tmp_path / "runs"
+    task_run(runs, "t", "gnn", 0, [1.0] * 128)
+    task_run(runs, "t", "xgb", 0, [1.0] * 200)
+    _database(runs / "t" / "gnn" / "seed0", lambda i: ([i % 2, 1], 0), lambda i: 2.0 if i else 1.0)
+    _database(
+        runs / "t" / "xgb" / "seed0",
+        lambda i: ([i, 1], i % 4),
+        lambda i: None if i == 100 else (1.0 if i == 5 else 4.0),
+        trials=200,  # only the first 128 trials count
+    )
+    done = runs / "t" / "gnn" / "seed0" / "run.json"
+    log = json.loads(done.read_text())
+    log["score_calls"] = [[512, 0.4, 0.2], [512, 0.3, 0.1], [512, None, 1.0]]
+    done.write_text(json.dumps(log))
+    bench = script("tune_tasks")
+    rows = table.search_rows(runs, bench.read_runs(runs, None), ["gnn", "xgb", "random"])
+    gnn, xgb = rows  # random has no run: no row
+    assert (gnn["model"], gnn["runs"], gnn["values"], gnn["late"]) == ("gnn", 1, 3, 2.0)
+    assert gnn["logged"] == 1 and gnn["top_tenth"] == 0.35 and gnn["nonpositive"] == 0.2
+    assert (xgb["values"], xgb["late"], xgb["logged"]) == (128 + 4, 4.0, 0)
+    text = table.render_search(rows, "cmd", "a machine")
+    assert "| gnn | 1 | 3 | 2.00 | 0.35 (1 runs) | 20% |" in text
+    assert "| xgb | 1 | 132 | 4.00 | not recorded | – |" in text

@@ -1,0 +1,129 @@
+# Licensed under the Apache License, Version 2.0.
+"""What each archived ``tune_tasks.py`` run measured, as the search table of ``docs/tuning.md``.
+
+Per run, over its first :data:`WINDOW` trials (read from the run's gzipped database, whose lines
+are in the order the programs were measured):
+
+- **distinct decision values**: for each sampling decision of the trace (keyed by the
+  instruction's index and kind, so that two sketches' decisions are not mixed), the number of
+  distinct values among the measured programs, summed over decisions. A search that measures
+  near-copies of a few programs has few;
+- **late median / best**: the median latency of the programs measured in trials
+  :data:`LATE` over the run's best in the window (failed runs left out). A search still
+  measuring far from its best has a high one;
+- **top tenth's drawing weight**: over the run's ``predict`` calls (``run.json``'s
+  ``score_calls``, recorded from issue 85 on; :mod:`tvm_gnn.cost_models.score_log`), the median
+  share of MetaSchedule's drawing weights (scores clipped at 0) held by the best-scored tenth of
+  the call's candidates, and the median share of scores <= 0, which are never parents.
+
+Per model: the mean over runs of the first, the geometric mean of the second, and the median of
+the third over the runs that recorded it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import statistics
+from pathlib import Path
+
+from tvm_gnn.costs import run_cost
+
+#: trials of a run the table reads: the development set's whole runs, the test's first half
+WINDOW = 128
+#: the late batch (1-based trials, inclusive)
+LATE = (65, 128)
+
+
+def run_search(folder: Path, window: int = WINDOW) -> dict | None:
+    """One run's numbers (see the module docstring), or None if its database is not archived."""
+    path = folder / "database_tuning_record.json.gz"
+    if not path.is_file():
+        return None
+    values: dict[tuple, set] = {}
+    costs = []
+    with gzip.open(path, "rt") as f:
+        for line in f:
+            if len(costs) == window:
+                break
+            _, (trace, run_secs, *_) = json.loads(line)
+            insts, decisions = trace
+            for index, value in decisions:
+                values.setdefault((index, insts[index][0]), set()).add(json.dumps(value))
+            costs.append(run_cost(run_secs))
+    measured = [c for c in costs if c is not None]
+    late = [c for c in costs[LATE[0] - 1 : LATE[1]] if c is not None]
+    out = {
+        "trials": len(costs),
+        "values": sum(len(v) for v in values.values()),
+        "late": statistics.median(late) / min(measured) if late else None,
+    }
+    calls = _score_calls(folder)
+    if calls:
+        shares = [s for _, s, _ in calls if s is not None]
+        out["top_tenth"] = statistics.median(shares) if shares else None
+        out["nonpositive"] = statistics.median(z for _, _, z in calls)
+    return out
+
+
+def _score_calls(folder: Path) -> list:
+    try:
+        return json.loads((folder / "run.json").read_text()).get("score_calls") or []
+    except (OSError, ValueError):
+        return []
+
+
+def search_rows(runs_root: Path, runs: list[dict], models) -> list[dict]:
+    """Per model of ``models`` (in order), the table's numbers over its ``runs`` (``run.json``
+    contents of :func:`tune_tasks.read_runs`) that have their database in ``runs_root``."""
+    rows = []
+    for model in models:
+        per = [
+            run_search(runs_root / r["task"] / model / f"seed{r['seed']}")
+            for r in runs
+            if r["model"] == model
+        ]
+        per = [p for p in per if p is not None]
+        if not per:
+            continue
+        late = [p["late"] for p in per if p["late"]]
+        logged = [p for p in per if p.get("top_tenth") is not None]
+        rows.append(
+            {
+                "model": model,
+                "runs": len(per),
+                "values": statistics.mean(p["values"] for p in per),
+                "late": math.exp(statistics.mean(map(math.log, late))) if late else None,
+                "logged": len(logged),
+                "top_tenth": statistics.median(p["top_tenth"] for p in logged) if logged else None,
+                "nonpositive": (
+                    statistics.median(p["nonpositive"] for p in logged) if logged else None
+                ),
+            }
+        )
+    return rows
+
+
+def render_search(rows: list[dict], command: str, machines: str) -> str:
+    """The markdown of the search table."""
+    lines = [
+        f"Command: `{command}`; {machines}. First {WINDOW} trials of each archived run "
+        "(`benchmarks/tuning/search_table.py` says how each number is read).",
+        "",
+        "| model | runs | distinct decision values (mean per run) | median latency of trials "
+        f"{LATE[0]}-{LATE[1]} / the run's best (geometric mean) | top tenth's share of the "
+        "drawing weight (median; runs that recorded it) | scores <= 0 (median) |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        late = f"{r['late']:.2f}" if r["late"] else "–"
+        if r["logged"]:
+            share = f"{r['top_tenth']:.2f} ({r['logged']} runs)"
+            zero = f"{r['nonpositive']:.0%}"
+        else:
+            share, zero = "not recorded", "–"
+        lines.append(
+            f"| {r['model']} | {r['runs']} | {r['values']:.0f} | {late} | {share} | {zero} |"
+        )
+    return "\n".join(lines) + "\n"
