@@ -21,7 +21,7 @@ from .dataset.splits import HELD_OUT
 from .nn.config import VAL_FRACTION
 from .nn.model import GNN, default_gnn
 from .nn.schema import FeaturizerConfig
-from .nn.training import History, TrainConfig, fit, label_graphs
+from .nn.training import History, TrainConfig, fit, label_graphs, predict
 
 logger = logging.getLogger(__name__)
 
@@ -94,6 +94,7 @@ def train_on_dataset(
     model = default_gnn(embedding, **gnn_overrides)
     hist = fit(model, train, val, config, progress=progress)
     info = {
+        "calibration": calibration_info(model, val or train),
         "trained": True,
         "hardware": hardware,
         "train_networks": nets,
@@ -111,6 +112,21 @@ def train_on_dataset(
         "train_seconds": hist.seconds,
     }
     return DatasetRun(model, featurizer, hist, info)
+
+
+def calibration_info(model: GNN, graphs) -> dict:
+    """The slope that ``GNNModel(calibrated=True)`` maps raw scores to normalized throughput
+    with (:mod:`tvm_gnn.cost_models.calibration`), fitted on ``graphs``: the validation
+    workloads, out of sample as a tuning run's candidates are."""
+    from .cost_models.calibration import within_slope
+
+    scores = predict(model, graphs)
+    groups = [int(g.group) for g in graphs]
+    try:
+        slope, programs = within_slope(scores, [float(g.latency) for g in graphs], groups)
+    except ValueError:  # no workload with two programs told apart: nothing to fit
+        return {}
+    return {"slope": slope, "programs": programs, "workloads": len(set(groups))}
 
 
 def train_to_checkpoint(out, root, *, plot=None, threads: int | None = None, **kwargs) -> dict:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import logging
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -41,9 +42,10 @@ from ..nn.model import default_gnn
 from ..nn.schema import FeaturizerConfig
 from ..nn.training import TrainConfig, fit, fit_head
 from ..resources import PRETRAINED
+from .calibration import calibration_of, prior_of
 from .ensemble import BlendScale, load_partner, make_partner, partner_ready, with_partner
 from .online import HEAD_STEPS, ONLINE_MODES, head_rows, held_back, online_data, training_graphs
-from .scoring import RoundReference, explored, predict_candidates, spread
+from .scoring import RoundReference, explored, predict_candidates, rescored, spread
 
 logger = logging.getLogger(__name__)
 
@@ -129,6 +131,9 @@ class GNNModel(PyCostModel):
         Exploration: each score gets Gumbel noise of ``explore`` x the standard deviation of the
         round's first scored set (:func:`.scoring.explored`); 0 (default): the search takes the
         GNN's top.
+    calibrated : bool
+        Return predicted normalized throughput (:mod:`.calibration`) instead of the raw ranking
+        score (default). Needs weights with a calibration; not with ``ensemble``.
     """
 
     def __init__(
@@ -146,6 +151,7 @@ class GNNModel(PyCostModel):
         ensemble=None,
         ensemble_top: int | None = None,
         explore: float = 0.0,
+        calibrated: bool = False,
     ):
         super().__init__()
         if online not in ONLINE_MODES:
@@ -155,6 +161,7 @@ class GNNModel(PyCostModel):
         self.partner = make_partner(ensemble, seed)
         self.ensemble_top = ensemble_top
         self.explore = explore
+        self.calibrated, self.prior_slope = calibrated, None  # load reads the weights' slope
         self._blend = BlendScale()
         self._reference = RoundReference()  # the mean readout a compare model scores against
         self.num_warmup_samples = num_warmup_samples
@@ -175,6 +182,7 @@ class GNNModel(PyCostModel):
             torch.manual_seed(seed)
             self.model = default_gnn(embedding)
             self.featurizer = featurizer or FeaturizerConfig()
+        self.calibration = calibration_of(self.prior_slope, calibrated, ensemble)
         if getattr(self.partner, "gnn", False) is None:  # ensemble="readout": the start's GNN
             self.partner.bind(self.model, self.featurizer)
 
@@ -206,6 +214,8 @@ class GNNModel(PyCostModel):
         self.model, self.featurizer, self.trained = model, featurizer, trained
         self.partner = partner
         self.data, self.data_size, self.last_train_size = data, data_size, last_train_size
+        self.prior_slope = prior_of(extra, path)
+        self.calibration = calibration_of(self.prior_slope, self.calibrated)
         self._blend.reset()
         self._reference.reset()
         self._readouts = {}
@@ -221,6 +231,7 @@ class GNNModel(PyCostModel):
             "trained": self.trained,
             "online_data": online,
             "last_train_size": self.last_train_size,
+            "calibration": {"slope": self.prior_slope} if self.prior_slope else None,
         }
         checkpoint.save(path, self.model, self.featurizer, extra)
         if self.partner is not None:
@@ -234,6 +245,8 @@ class GNNModel(PyCostModel):
         if not candidates:
             return
         self._reference.reset()
+        if self.calibration is not None:
+            self.calibration.reset()
         if self.partner is not None:
             self.partner.update(context, candidates, results)
             self._blend.reset()
@@ -323,6 +336,9 @@ class GNNModel(PyCostModel):
         if self.explore:  # the spread of the round's first set: its calls get one temperature
             std = self._reference.get(key + "/std", lambda: spread(scores))
             scores = explored(scores, self.explore * std, self._rng)
+        if self.calibration is not None:
+            measured = partial(rescored, self.model, self.data.get(key), self._set_mean(key))
+            scores = self.calibration.scores(key, scores, measured)
         return np.where(np.isnan(scores), FAILED_SCORE, scores)
 
     def _set_mean(self, key: str):

@@ -72,6 +72,21 @@ def predict_chunks(model: GNN, candidates, featurizer, chunk: int, set_mean=None
     return scores, errors
 
 
+def rescored(model: GNN, measured, set_mean=None):
+    """``(raw scores, costs)`` of one workload's ``measured`` ``(graphs, costs)`` (None: None)
+    under ``model`` as it is now, against the reference ``set_mean(readouts)`` gives a model that
+    compares candidates (as :func:`predict_candidates` scores the round's candidates)."""
+    from ..nn.training import readouts
+
+    if measured is None:
+        return None
+    graphs, costs = measured
+    readout = readouts(model, graphs)
+    mean = set_mean(readout) if set_mean is not None else None
+    with torch.inference_mode():
+        return model.score(readout, set_mean=mean).numpy().astype(np.float64), costs
+
+
 class RoundReference:
     """Per workload, a reference taken from the first set scored since the models last changed.
 
