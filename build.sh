@@ -7,17 +7,23 @@
 #                           # suite on two workers (ARGS go to pytest; TEST_WORKERS=N for N)
 #   ./build.sh demo [ARGS]  # setup if needed, then tune a ResNet-18 conv2d with GNNModel and XGBModel
 #
-# Re-running is cheap: setup is skipped while pyproject.toml, setup.py and the Cython source are
-# unchanged (a stamp in .venv records their hash).
+# Re-running is cheap: setup is skipped while pyproject.toml, setup.py, the constraints and the
+# Cython source are unchanged (a stamp in .venv records their hash).
+#
+# Every install is constrained to the exact versions the project's numbers were measured with
+# (constraints.txt; pyproject.toml declares the ranges the package works with). A second
+# environment, for another TVM (docs/install.md):
+#   VENV=.venv-tvm027 CONSTRAINTS=constraints-tvm0.27.txt ./build.sh test
 set -euo pipefail
 cd "$(dirname "$0")"
 
 PYTHON=${PYTHON:-python3.11}
-VENV=.venv
+VENV=${VENV:-.venv}
+CONSTRAINTS=${CONSTRAINTS:-constraints.txt}
 STAMP=$VENV/.tvm_gnn_setup
 
 setup_hash() {
-    cat pyproject.toml setup.py build.sh \
+    cat pyproject.toml setup.py build.sh "$CONSTRAINTS" \
         python/tvm_gnn/featurize/{_walk,_stores,_index,_store_row}.py | sha256sum | cut -d' ' -f1
 }
 
@@ -43,13 +49,18 @@ setup() {
     fi
     echo "==> creating $VENV and installing pinned dependencies (first run: a few minutes)"
     [[ -x $VENV/bin/python ]] || "$PYTHON" -m venv "$VENV"
-    local pip=("$VENV/bin/python" -m pip install --quiet --disable-pip-version-check)
+    if [[ ! -f $CONSTRAINTS ]]; then
+        echo "build.sh: constraints file $CONSTRAINTS not found" >&2
+        exit 1
+    fi
+    local pip=("$VENV/bin/python" -m pip install --quiet --disable-pip-version-check
+        -c "$CONSTRAINTS")
     # build requirements of the package (Cython) and of fasttext (pybind11), which are built
     # without isolation against this environment
     "${pip[@]}" "setuptools>=69" "cython>=3.0" wheel "pybind11>=2.10"
     # torch first and alone, from the local wheel store when there is one. torchvision (the
     # standard network definitions) needs its matching torch; see docs/dataset.md.
-    "${pip[@]}" "torch==2.14.1" "torchvision==0.29.1"
+    "${pip[@]}" torch torchvision
     "${pip[@]}" --no-build-isolation -e ".[test]"
     "$VENV/bin/python" -c \
         "import tvm_gnn.featurize._walk, tvm_gnn.featurize._stores, tvm, torch_geometric, fasttext, xgboost" \

@@ -1,5 +1,6 @@
 """``python -m build`` makes a wheel that carries the shipped weights, the FastText vectors and the
-compiled walk, and that works installed into a fresh virtual environment."""
+compiled walk, and that installs beside a user's own TVM, torch, PyG and xgboost: ``pip install
+--no-deps`` changes none of them, ``pip check`` finds the wheel's ranges met, and it scores."""
 
 import shutil
 import subprocess
@@ -62,11 +63,15 @@ def test_the_wheel_installs_into_a_fresh_environment_and_predicts(tmp_path):
     # the dependencies (torch, TVM, PyG: gigabytes) come from this environment, by path only:
     # its own .pth files, the checkout's editable install among them, are not read from there
     (site / "dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(env / "bin" / "python"), "install",
-         "--quiet", "--no-deps", "--no-index", str(wheel)],
-        check=True,
-    )  # fmt: skip
+    before = _installed(env)
+    before.pop("tvm-gnn", None)  # the checkout's editable install, seen through the path
+    assert {"apache-tvm", "torch", "torch-geometric", "xgboost-cpu"} <= before.keys()
+    _pip(env, "install", "--quiet", "--no-deps", "--no-index", str(wheel))
+    after = _installed(env)
+    assert after.pop("tvm-gnn") == "0.1.0"
+    assert after == before  # nothing the user had changed version
+    check = _pip(env, "check")
+    assert check.returncode == 0, check.stdout + check.stderr  # the wheel's ranges hold
     help_ = subprocess.run(
         [str(env / "bin" / "tvm-gnn"), "--help"], capture_output=True, text=True, check=True
     )
@@ -75,3 +80,20 @@ def test_the_wheel_installs_into_a_fresh_environment_and_predicts(tmp_path):
         [str(env / "bin" / "python"), "-c", PREDICT, str(site)], capture_output=True, text=True
     )
     assert proc.returncode == 0 and "scores" in proc.stdout, proc.stderr[-3000:]
+
+
+def _pip(env: Path, *args) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(env / "bin" / "python"),
+         "--disable-pip-version-check", *args],
+        capture_output=True, text=True,
+    )  # fmt: skip
+
+
+def _installed(env: Path) -> dict[str, str]:
+    """``{distribution: version}`` of what ``env`` sees (its own and, by path, the user's)."""
+    import json
+
+    listed = _pip(env, "list", "--format", "json")
+    assert listed.returncode == 0, listed.stderr
+    return {p["name"].lower(): p["version"] for p in json.loads(listed.stdout)}
