@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tune_tasks_summary import EXPLORE_VARIANTS, GNN_MODELS, ONLINE_VARIANTS
+from tune_tasks_summary import EXPLORE_VARIANTS, GNN_MODELS, ONLINE_VARIANTS, SEARCH_VARIANTS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,10 +25,14 @@ def logged_model(model: str, seed: int, checkpoint=None, data=None, digest: str 
 
 def cost_model_for(model: str, seed: int, checkpoint=None, data=None, digest: str = ""):
     """What ``tune_tir`` tunes with: a cost model's name (``gnn-head`` is one), a GNN variant of
-    :data:`ONLINE_VARIANTS` or :data:`EXPLORE_VARIANTS`, or ``xgb-pretrained``
-    (:func:`pretrained_xgb_cached`)."""
+    :data:`ONLINE_VARIANTS`, :data:`EXPLORE_VARIANTS` or :data:`SEARCH_VARIANTS`, or
+    ``xgb-pretrained`` (:func:`pretrained_xgb_cached`)."""
     if model == "xgb-pretrained":
         return pretrained_xgb_cached(seed, checkpoint, data, digest)
+    if model in SEARCH_VARIANTS:
+        from tvm_gnn.cost_models.gnn import GNNModel
+
+        return GNNModel(checkpoint=checkpoint, seed=seed, **SEARCH_VARIANTS[model])
     if model not in ONLINE_VARIANTS and model not in EXPLORE_VARIANTS:
         return model
     import dataclasses

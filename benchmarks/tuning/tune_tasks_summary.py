@@ -26,6 +26,7 @@ MODELS = (
     "gnn+native-all",
     "gnn-explore-0.5",
     "gnn-explore-1",
+    "gnn-calibrated",
     "xgb-pretrained",
 )
 #: the models tuned and reported unless ``--models`` says otherwise. Opt-in: ``gnn+xgb``, the GNN
@@ -38,7 +39,8 @@ MODELS = (
 #: GNN whose 64 best candidates of each call are reordered with an XGBoost on native per-store
 #: features that learns during the search (draft then verify); ``gnn+native-all``, the GNN
 #: blended with that XGBoost over every candidate; ``gnn-explore-T``, the GNN whose
-#: scores get Gumbel noise at T x their spread (:data:`EXPLORE_VARIANTS`); ``xgb-pretrained``,
+#: scores get Gumbel noise at T x their spread (:data:`EXPLORE_VARIANTS`); ``gnn-calibrated``,
+#: the GNN scoring predicted normalized throughput (:data:`SEARCH_VARIANTS`); ``xgb-pretrained``,
 #: XGBModel first trained on the records the GNN weights trained on (the fair peer)
 DEFAULT_MODELS = ("gnn", "xgb", "random")
 #: each task set's default models and trials: the held-out test is issue 73's, 256 trials with
@@ -67,6 +69,9 @@ ONLINE_VARIANTS = {
 #: issue 73's exploration: ``GNNModel(explore=T)``, the search's picks a softmax draw of the
 #: GNN's scores at T x the spread of each round's first set instead of their top
 EXPLORE_VARIANTS = {"gnn-explore-0.5": 0.5, "gnn-explore-1": 1.0}
+#: issue 85's search options: the shipped GNN with these ``GNNModel`` arguments (``gnn-calibrated``:
+#: scores as predicted normalized throughput, :mod:`tvm_gnn.cost_models.calibration`)
+SEARCH_VARIANTS = {"gnn-calibrated": {"calibrated": True}}
 
 
 # -- statistics ---------------------------------------------------------------------------------
