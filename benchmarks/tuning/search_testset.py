@@ -108,7 +108,7 @@ def round_medians(folder: Path, per_round: int = PER_ROUND) -> list[float]:
 
 def build_models(scorers, args) -> dict:
     """Per scorer but ``random``, a function giving the model that scores one group."""
-    from tune_tasks import pretrained_xgb_cached
+    from task_models import pretrained_xgb_cached
 
     from tvm_gnn.cost_models.gnn import GNNModel
     from tvm_gnn.tune.end_to_end import weights_provenance
