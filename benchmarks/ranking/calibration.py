@@ -28,7 +28,13 @@ from pathlib import Path
 import numpy as np
 
 from tvm_gnn import atomic, dataset, report
-from tvm_gnn.cost_models.calibration import MIN_PROGRAMS, Calibration, sidecar, within_slope
+from tvm_gnn.cost_models.calibration import (
+    MIN_PROGRAMS,
+    Calibration,
+    sidecar,
+    within_slope,
+    workload_sums,
+)
 from tvm_gnn.dataset.splits import HELD_OUT
 from tvm_gnn.nn import checkpoint
 from tvm_gnn.nn.config import VAL_FRACTION
@@ -61,14 +67,7 @@ def scored(model, root, hardware: str, networks, snapshot=None, cache=".cache/gr
 def pooled(log_scores, latencies, groups, rng, draws: int = BOOTSTRAP) -> dict:
     """The pooled within-workload slope of log throughput on ``log_scores``, with a bootstrap
     interval that resamples workloads."""
-    sums = []
-    for g in np.unique(groups):
-        m = groups == g
-        if m.sum() < 2:
-            continue
-        s, y = log_scores[m] - log_scores[m].mean(), -np.log(latencies[m])
-        sums.append((float(s @ s), float(s @ (y - y.mean()))))
-    sums = np.array(sums)
+    sums = workload_sums(log_scores, latencies, groups)
     pick = rng.integers(0, len(sums), size=(draws, len(sums)))
     boot = sums[pick, 1].sum(axis=1) / sums[pick, 0].sum(axis=1)
     lo, hi = np.percentile(boot, [2.5, 97.5])

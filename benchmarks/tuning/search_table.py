@@ -36,8 +36,9 @@ WINDOW = 128
 LATE = (65, 128)
 
 
-def run_search(folder: Path, window: int = WINDOW) -> dict | None:
-    """One run's numbers (see the module docstring), or None if its database is not archived."""
+def run_search(folder: Path, calls=(), window: int = WINDOW) -> dict | None:
+    """One run's numbers (see the module docstring) from its database in ``folder`` and its
+    recorded ``score_calls``, or None if its database is not archived."""
     path = folder / "database_tuning_record.json.gz"
     if not path.is_file():
         return None
@@ -59,19 +60,11 @@ def run_search(folder: Path, window: int = WINDOW) -> dict | None:
         "values": sum(len(v) for v in values.values()),
         "late": statistics.median(late) / min(measured) if late else None,
     }
-    calls = _score_calls(folder)
     if calls:
         shares = [s for _, s, _ in calls if s is not None]
         out["top_tenth"] = statistics.median(shares) if shares else None
         out["nonpositive"] = statistics.median(z for _, _, z in calls)
     return out
-
-
-def _score_calls(folder: Path) -> list:
-    try:
-        return json.loads((folder / "run.json").read_text()).get("score_calls") or []
-    except (OSError, ValueError):
-        return []
 
 
 def search_rows(runs_root: Path, runs: list[dict], models) -> list[dict]:
@@ -80,7 +73,7 @@ def search_rows(runs_root: Path, runs: list[dict], models) -> list[dict]:
     rows = []
     for model in models:
         per = [
-            run_search(runs_root / r["task"] / model / f"seed{r['seed']}")
+            run_search(runs_root / r["task"] / model / f"seed{r['seed']}", r.get("score_calls"))
             for r in runs
             if r["model"] == model
         ]

@@ -39,24 +39,29 @@ MIN_PROGRAMS = 2
 EXPONENT = 700.0
 
 
-def within_slope(scores, costs, groups) -> tuple[float, int]:
-    """The pooled within-workload least-squares slope of ``log(1 / cost)`` on ``scores``, and the
-    programs it used (finite scores, measured costs, workloads with two or more of them)."""
+def workload_sums(scores, costs, groups) -> np.ndarray:
+    """Per workload with two or more usable programs (finite score, measured cost), its centred
+    sums ``(sxx, sxy, programs)`` of the score and of ``log(1 / cost)``: the pieces of a pooled
+    within-workload slope, which a bootstrap over workloads resamples."""
     scores, costs, groups = np.asarray(scores, float), np.asarray(costs, float), np.asarray(groups)
     ok = np.isfinite(scores) & (costs > 0) & (costs < FAILED_COST)
-    sxx = sxy = 0.0
-    used = 0
+    rows = []
     for g in np.unique(groups[ok]):
         m = ok & (groups == g)
         if m.sum() < 2:
             continue
         s, y = scores[m] - scores[m].mean(), -np.log(costs[m])
-        sxx += float(s @ s)
-        sxy += float(s @ (y - y.mean()))
-        used += int(m.sum())
+        rows.append((float(s @ s), float(s @ (y - y.mean())), float(m.sum())))
+    return np.array(rows).reshape(-1, 3)
+
+
+def within_slope(scores, costs, groups) -> tuple[float, int]:
+    """The pooled within-workload least-squares slope of ``log(1 / cost)`` on ``scores``, and the
+    programs it used (finite scores, measured costs, workloads with two or more of them)."""
+    sxx, sxy, used = workload_sums(scores, costs, groups).sum(axis=0)
     if sxx <= 0:
         raise ValueError("no workload with two measured programs of different scores")
-    return sxy / sxx, used
+    return float(sxy / sxx), int(used)  # plain floats: checkpoints store them
 
 
 @dataclass(frozen=True)
