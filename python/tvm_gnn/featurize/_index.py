@@ -11,6 +11,9 @@ import math
 
 from tvm_ffi import _ffi_api as _ffi
 
+from tvm_gnn.featurize._names import NAMES as _NAMES
+from tvm_gnn.featurize._names import buffer_of, call_args, name_of  # noqa: F401 - shared with ._stores
+
 _array_size = _ffi.ArraySize
 _array_get = _ffi.ArrayGetItem
 
@@ -128,7 +131,7 @@ def fold(op, a, b):
 
 def tree(e, vars):
     """The index tree of an integer expression, bindings substituted and constants folded."""
-    name = type(e).__name__
+    name = _NAMES.get(type(e)) or name_of(e)
     if name == "IntImm":
         return (CONST, e.value)
     if name == "Var" or name == "SizeVar":

@@ -27,6 +27,7 @@ pure-Python files are the fallback.
 """
 
 from ._index import (
+    _NAMES,
     BINARY,
     BOOL,
     CMP,
@@ -34,9 +35,12 @@ from ._index import (
     LOOP,
     TREE_COUNTER,
     ZERO,
+    buffer_of,
+    call_args,
     count_tree,
     is_float,
     items,
+    name_of,
     region,
     shape_of,
     tree,
@@ -71,7 +75,7 @@ class _State:
 
 def _access(node, st):
     """A load's or store's buffer (its hash) and index trees; records where it happens."""
-    buf = node.buffer
+    buf = buffer_of(node)
     key = hash(buf)
     st.buffers[key] = buf
     st.paths.setdefault(key, []).append(tuple(st.path))
@@ -82,7 +86,7 @@ def _value(e, st, counts, accesses, loads):
     """Count the arithmetic of a stored value (once per execution) and collect its loads: by
     buffer in ``accesses``, and as ``(buffer, indices)`` in ``loads``, whose arithmetic is counted
     once the buffers are placed (:func:`_store_row`)."""
-    name = type(e).__name__
+    name = _NAMES.get(type(e)) or name_of(e)
     if name == "BufferLoad":
         key, idx = _access(e, st)
         loads.append((key, idx))
@@ -104,7 +108,7 @@ def _value(e, st, counts, accesses, loads):
         return
     if name == "Call":
         counts[4 if is_float(e.ty, st.types) else 9] += 1
-        for a in items(e.args):
+        for a in call_args(e):
             _value(a, st, counts, accesses, loads)
         return
     op = BINARY.get(name)

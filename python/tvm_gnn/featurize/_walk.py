@@ -13,6 +13,9 @@ import math
 
 from tvm_ffi import _ffi_api as _ffi
 
+from tvm_gnn.featurize._names import NAMES as _NAMES
+from tvm_gnn.featurize._names import buffer_of, call_args, name_of, op_name
+
 # Numeric feature columns, one row per node: defined with the graph schema that the GNN reads.
 from tvm_gnn.nn.schema import (  # noqa: F401 - NUM_FEATURES and the columns are re-exported
     F_BITS,
@@ -238,7 +241,7 @@ def walk(root, type_ids, max_nodes, reuse=False):
             raise GraphTooLargeError(
                 f"program has more than {max_nodes} nodes (the featurizer's max_nodes)"
             )
-        name = type(node).__name__
+        name = _NAMES.get(type(node)) or name_of(node)
         if stride != 0.0:
             sp_node.append(nid)
             sp_col.append(F_STRIDE)
@@ -290,7 +293,7 @@ def walk(root, type_ids, max_nodes, reuse=False):
             sp_val.append(_slog(node.value))
             sp_val.append(_bits(node.ty, dtypes))
         elif name == "BufferLoad" or name == "BufferStore":
-            info = _buffer_info(node.buffer, bufs, dtypes)
+            info = _buffer_info(buffer_of(node), bufs, dtypes)
             _emit_buffer(nid, info, sp_node, sp_col, sp_val)
             strides = info[5]
             kids = []
@@ -359,15 +362,15 @@ def walk(root, type_ids, max_nodes, reuse=False):
             buf = node if name == "Buffer" else node.buffer
             _emit_buffer(nid, _buffer_info(buf, bufs, dtypes), sp_node, sp_col, sp_val)
         elif name == "Call":
-            op = node.op
-            tname = ops.get(hash(op))
+            op = op_name(node)
+            tname = ops.get(op)
             if tname is None:
-                tname = "Call:" + op.name
+                tname = "Call:" + op
                 if tname not in type_ids:
                     tname = "Call"
-                ops[hash(op)] = tname
+                ops[op] = tname
             name = tname
-            kids = [(a, 0.0, 0.0, None) for a in _items(node.args)]
+            kids = [(a, 0.0, 0.0, None) for a in call_args(node)]
         elif name == "Bind":
             defs[hash(node.var)] = nid
             kids = [(node.value, 0.0, 0.0, None)]
