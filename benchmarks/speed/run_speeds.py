@@ -79,18 +79,14 @@ def time_again(folder: Path, records: list, measure: dict, tools: dict) -> list:
     from tvm_gnn.costs import run_cost
     from tvm_gnn.dataset.dbfile import WORKLOAD_FILE
     from tvm_gnn.dataset.layout import open_db_folder
+    from tvm_gnn.dataset.workloads import Workloads
     from tvm_gnn.measure.runner import MeasureConfig, make_runner
 
     key = json.dumps(measure, sort_keys=True)
     if key not in tools:
         tools[key] = make_runner(MeasureConfig(**measure))
-    wl_lines = (open_db_folder(folder) / WORKLOAD_FILE).read_text().splitlines()
-    recs = [
-        ms.database.TuningRecord.from_json(
-            r.raw, ms.database.Workload.from_json(json.loads(wl_lines[r.workload]))
-        )
-        for r in records
-    ]
+    workloads = Workloads(folder, (open_db_folder(folder) / WORKLOAD_FILE).read_text().splitlines())
+    recs = [ms.database.TuningRecord.from_json(r.raw, workloads[r.workload]) for r in records]
     cands = [t.as_measure_candidate() for t in recs]
     results = measure_batch(cands, recs[0].target, tools["builder"], tools[key])
     return [None if res.error_msg else run_cost(res.run_secs) for res in results]

@@ -5,7 +5,6 @@ networks' (``--set dev``)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 #: kinds every selection holds at least this many of (when the held-out networks have them)
@@ -57,12 +56,12 @@ def held_out_workloads(data: Path, hardware: str, networks=None) -> list[dict]:
     network, task name, kind, parameter shapes, weight x best measured latency, whether
     collection exhausted its design space (``exhausted``: fewer distinct programs exist than it
     asked for), and its IRModule (``mod``)."""
-    from tvm.s_tir import meta_schedule as ms
 
     from tvm_gnn import dataset
     from tvm_gnn.dataset import dbfile
     from tvm_gnn.dataset.layout import open_db_folder
     from tvm_gnn.dataset.splits import HELD_OUT
+    from tvm_gnn.dataset.workloads import Workloads
 
     seen: dict[str, dict] = {}
     for net in networks or HELD_OUT:
@@ -75,11 +74,11 @@ def held_out_workloads(data: Path, hardware: str, networks=None) -> list[dict]:
                 best[sample.shash] = (cost, sample)
         exhausted = dataset.read_exhausted(folder)
         plain = open_db_folder(folder)
-        lines = (plain / dbfile.WORKLOAD_FILE).read_text().splitlines()
-        for shash, line in zip(scan.workload_hashes, lines):
+        workloads = Workloads(folder, (plain / dbfile.WORKLOAD_FILE).read_text().splitlines())
+        for i, shash in enumerate(scan.workload_hashes):
             if shash in seen or shash not in best:
                 continue
-            workload = ms.database.Workload.from_json(json.loads(line))
+            workload = workloads[i]
             cost, sample = best[shash]
             shapes = _shapes(workload.mod)
             seen[shash] = {

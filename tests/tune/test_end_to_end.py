@@ -69,8 +69,9 @@ def test_tune_tiny_network_end_to_end(tmp_path):
     assert budgets["compile_version"] == 2
     budgets = budgets["budgets"]
     assert sorted(budgets) == ["12", "4"] and budgets["4"]["records"] == 4
-    # 4 trials reach at most 2 of the 6 tasks: the rest of the network runs unscheduled
-    assert budgets["4"]["untuned_functions"] >= 4 and budgets["12"]["untuned_functions"] == 0
+    # 4 trials reach at most 4 of the 6 tasks (2 on TVM 0.26, whose scheduler gives a task a
+    # whole round; 3 on 0.27): the rest of the network runs unscheduled
+    assert budgets["4"]["untuned_functions"] >= 2 and budgets["12"]["untuned_functions"] == 0
     assert all(
         0 < b["latency_ms_median"] < 100 and len(b["latency_ms_runs"]) == 3
         for b in budgets.values()

@@ -9,6 +9,7 @@ Layout (``docs/dataset.md``)::
                                /provenance.jsonl    # one line per collect run
                                /exhausted.json      # workloads whose design space is measured
                                /shared.json         # tasks left to another network's folder
+                               /workload_scripts.json.gz  # the workloads as TVMScript
 
 ``data_raw/`` (uncompressed, where ``tvm-gnn collect`` writes) and ``data/`` (gzip, committed) have
 the same layout.

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +11,7 @@ import numpy as np
 
 from . import dbfile
 from .layout import open_db_folder, read_tasks
+from .workloads import Workloads
 
 logger = logging.getLogger(__name__)
 
@@ -65,17 +65,12 @@ def tuning_records(folder: Path, max_line: int | None = None, lines=None):
     plain = open_db_folder(Path(folder))
     got, scan = samples(folder, max_line)
     by_line = {r.line: r for r in scan.records}
-    wl_lines = (plain / dbfile.WORKLOAD_FILE).read_text().splitlines()
-    workloads: dict[int, object] = {}
+    workloads = Workloads(folder, (plain / dbfile.WORKLOAD_FILE).read_text().splitlines())
     for s in got:
         if lines is not None and s.line not in lines:
             continue
         rec = by_line[s.line]
         try:
-            if rec.workload not in workloads:
-                workloads[rec.workload] = ms.database.Workload.from_json(
-                    json.loads(wl_lines[rec.workload])
-                )
             yield s, ms.database.TuningRecord.from_json(rec.raw, workloads[rec.workload])
         except Exception as err:  # noqa: BLE001 - TVM raises its own error types
             yield s, err
