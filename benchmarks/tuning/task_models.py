@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tune_tasks_summary import EXPLORE_VARIANTS, GNN_MODELS, ONLINE_VARIANTS, SEARCH_VARIANTS
+from tune_tasks_summary import (
+    EPS_VARIANTS,
+    EXPLORE_VARIANTS,
+    GNN_MODELS,
+    ONLINE_VARIANTS,
+    SEARCH_VARIANTS,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,10 +31,13 @@ def logged_model(model: str, seed: int, checkpoint=None, data=None, digest: str 
 
 def cost_model_for(model: str, seed: int, checkpoint=None, data=None, digest: str = ""):
     """What ``tune_tir`` tunes with: a cost model's name (``gnn-head`` is one), a GNN variant of
-    :data:`ONLINE_VARIANTS`, :data:`EXPLORE_VARIANTS` or :data:`SEARCH_VARIANTS`, or
+    :data:`ONLINE_VARIANTS`, :data:`EXPLORE_VARIANTS` or :data:`SEARCH_VARIANTS`, the shipped
+    GNN for :data:`EPS_VARIANTS` (whose search differs: :func:`eps_greedy_of`), or
     ``xgb-pretrained`` (:func:`pretrained_xgb_cached`)."""
     if model == "xgb-pretrained":
         return pretrained_xgb_cached(seed, checkpoint, data, digest)
+    if model in EPS_VARIANTS:
+        return "gnn"  # the search differs: eps_greedy_of
     if model in SEARCH_VARIANTS:
         from tvm_gnn.cost_models.gnn import GNNModel
 
@@ -43,6 +52,14 @@ def cost_model_for(model: str, seed: int, checkpoint=None, data=None, digest: st
         return GNNModel(checkpoint=checkpoint, seed=seed, explore=EXPLORE_VARIANTS[model])
     config = dataclasses.replace(ONLINE_TRAIN, **ONLINE_VARIANTS[model])
     return GNNModel(checkpoint=checkpoint, seed=seed, train_config=config)
+
+
+def eps_greedy_of(model: str) -> float:
+    """The search's ``eps_greedy`` in ``model``'s runs (:data:`EPS_VARIANTS`; MetaSchedule's
+    otherwise)."""
+    from tvm_gnn.measure.runner import EPS_GREEDY
+
+    return EPS_VARIANTS.get(model, EPS_GREEDY)
 
 
 def pretrained_xgb_cached(seed: int, checkpoint, data, digest: str, cache=None):

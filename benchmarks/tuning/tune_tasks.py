@@ -55,7 +55,7 @@ import time
 from pathlib import Path
 
 from search_table import render_search, search_rows
-from task_models import logged_model
+from task_models import eps_greedy_of, logged_model
 from task_selection import DEV_QUOTAS, dev_networks, held_out_workloads, select_tasks
 from tune_tasks_report import plot, render, render_targets
 from tune_tasks_summary import (
@@ -117,6 +117,7 @@ def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -
             num_trials_per_iter=PER_ROUND,
             seed=seed,
             desc=f"{task['id']} {model} seed {seed}",
+            eps_greedy=eps_greedy_of(model),
         )
     wall = time.perf_counter() - start
     profile = {k: float(v) for k, v in profiler.get().items()}
@@ -134,6 +135,7 @@ def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -
         "weights": digest if model in WEIGHTED_MODELS else None,
         "machine": f"{cpu_model()} ({cpu_identity()['llvm']}), {args.num_cores} cores",
         "day": time.strftime("%Y-%m-%d"),
+        "eps_greedy": eps_greedy_of(model),
         "score_calls": logged.calls,  # [candidates, top tenth's drawing weight, share <= 0]
     }
     for f in DB_FILES:

@@ -27,6 +27,13 @@ MODELS = (
     "gnn-explore-0.5",
     "gnn-explore-1",
     "gnn-calibrated",
+    "gnn-novelty",
+    "gnn-adaptive",
+    "gnn-novelty-0.5",
+    "gnn-novelty-2",
+    "gnn-eps-0.15",
+    "gnn-eps-0.3",
+    "gnn-eps-0.5",
     "xgb-pretrained",
 )
 #: the models tuned and reported unless ``--models`` says otherwise. Opt-in: ``gnn+xgb``, the GNN
@@ -40,7 +47,9 @@ MODELS = (
 #: features that learns during the search (draft then verify); ``gnn+native-all``, the GNN
 #: blended with that XGBoost over every candidate; ``gnn-explore-T``, the GNN whose
 #: scores get Gumbel noise at T x their spread (:data:`EXPLORE_VARIANTS`); ``gnn-calibrated``,
-#: the GNN scoring predicted normalized throughput (:data:`SEARCH_VARIANTS`); ``xgb-pretrained``,
+#: ``gnn-novelty`` and ``gnn-adaptive``, the package's names of issue 85's options, and
+#: ``gnn-novelty-W`` (:data:`SEARCH_VARIANTS`) and ``gnn-eps-E`` (:data:`EPS_VARIANTS`), their
+#: weights and MetaSchedule's ``eps_greedy`` under test; ``xgb-pretrained``,
 #: XGBModel first trained on the records the GNN weights trained on (the fair peer)
 DEFAULT_MODELS = ("gnn", "xgb", "random")
 #: each task set's default models and trials: the held-out test is issue 73's, 256 trials with
@@ -69,9 +78,15 @@ ONLINE_VARIANTS = {
 #: issue 73's exploration: ``GNNModel(explore=T)``, the search's picks a softmax draw of the
 #: GNN's scores at T x the spread of each round's first set instead of their top
 EXPLORE_VARIANTS = {"gnn-explore-0.5": 0.5, "gnn-explore-1": 1.0}
-#: issue 85's search options: the shipped GNN with these ``GNNModel`` arguments (``gnn-calibrated``:
-#: scores as predicted normalized throughput, :mod:`tvm_gnn.cost_models.calibration`)
-SEARCH_VARIANTS = {"gnn-calibrated": {"calibrated": True}}
+#: issue 85's search options beyond the package's names (``gnn-calibrated``, ``gnn-novelty``,
+#: ``gnn-adaptive``): the shipped GNN with these ``GNNModel`` arguments (the novelty bonus's
+#: weight, :mod:`tvm_gnn.cost_models.novelty`)
+SEARCH_VARIANTS = {
+    "gnn-novelty-0.5": {"calibrated": True, "novelty": 0.5},
+    "gnn-novelty-2": {"calibrated": True, "novelty": 2.0},
+}
+#: issue 85's baseline: the shipped GNN, its search's ``eps_greedy`` (MetaSchedule's 0.05) raised
+EPS_VARIANTS = {"gnn-eps-0.15": 0.15, "gnn-eps-0.3": 0.3, "gnn-eps-0.5": 0.5}
 
 
 # -- statistics ---------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from ..cost_models import COST_MODELS
-from ..measure.runner import SEARCH_POPULATION
+from ..measure.runner import EPS_GREEDY, SEARCH_POPULATION
 from . import console, signals
 from .common import (
     UsageError,
@@ -18,6 +18,7 @@ from .common import (
     output_folder,
     positive_int,
     seed_int,
+    share,
     target_args,
     workload_name,
 )
@@ -72,6 +73,7 @@ def cmd_demo(args) -> int:
                     progress=not args.quiet,
                     checkpoint=args.checkpoint if kind.startswith("gnn") else None,
                     population=args.population,
+                    eps_greedy=args.eps_greedy,
                 )
             best[kind, seed] = progress.best
             seconds[kind] += time.perf_counter() - start
@@ -157,6 +159,7 @@ def _tune(args, target, work_dir) -> int:
                 seed=args.seed,
                 trials_per_iter=args.trials_per_iter,
                 population=args.population,
+                eps_greedy=args.eps_greedy,
                 cache_flush=args.cache_flush,
                 repeats=args.repeats,
                 progress=not args.quiet,
@@ -316,6 +319,13 @@ def _population_option(p, default: int = SEARCH_POPULATION) -> None:
         default=default,
         help="evolutionary search population; smaller is faster per iteration and "
         f"searches less (default: {default}{ours})",
+    )
+    p.add_argument(
+        "--eps-greedy",
+        type=share,
+        default=EPS_GREEDY,
+        help="share of each round's measured candidates the search draws at random from its "
+        f"unmeasured population instead of its best-scored (default: MetaSchedule's {EPS_GREEDY})",
     )
 
 

@@ -17,6 +17,9 @@ COST_MODELS = (
     "gnn+xgb",
     "gnn+native",
     "gnn+native-all",
+    "gnn-calibrated",
+    "gnn-novelty",
+    "gnn-adaptive",
 )
 
 

@@ -16,6 +16,10 @@ GNN_KINDS = {
     "gnn+xgb": {"ensemble": "xgb"},
     "gnn+native": {"ensemble": "native", "ensemble_top": 64},
     "gnn+native-all": {"ensemble": "native"},
+    # issue 85's search options, opt-in until its development screens choose (docs/tuning.md)
+    "gnn-calibrated": {"calibrated": True},
+    "gnn-novelty": {"calibrated": True, "novelty": 1.0},
+    "gnn-adaptive": {"calibrated": True, "novelty": 1.0, "adaptive": True},
 }
 
 
@@ -34,7 +38,11 @@ def make_cost_model(
     (:mod:`.ensemble`); ``gnn+native``: GNNModel whose 64 best candidates of each call are
     reordered with a StoreXGBModel that learns during the search (draft then verify);
     ``gnn+native-all``: GNNModel blended over every candidate with that StoreXGBModel, as
-    ``gnn+xgb`` is with XGBModel.
+    ``gnn+xgb`` is with XGBModel; ``gnn-calibrated``: GNNModel scoring predicted normalized
+    throughput (``calibrated=True``); ``gnn-novelty``: that, with a bonus for candidates far in
+    the GNN's embedding space from what the run measured (``novelty=1``, :mod:`.novelty`);
+    ``gnn-adaptive``: that, its weight set each round by how well the model ranked the last
+    batch (``adaptive=True``).
     """
     if not isinstance(kind, str):
         return kind

@@ -44,7 +44,16 @@ from ..nn.training import TrainConfig, fit, fit_head
 from ..resources import PRETRAINED
 from .calibration import calibration_of, prior_of
 from .ensemble import BlendScale, load_partner, make_partner, partner_ready, with_partner
-from .online import HEAD_STEPS, ONLINE_MODES, head_rows, held_back, online_data, training_graphs
+from .novelty import Novelty
+from .online import (
+    HEAD_STEPS,
+    ONLINE_MODES,
+    head_rows,
+    held_back,
+    measured_readouts,
+    online_data,
+    training_graphs,
+)
 from .scoring import RoundReference, explored, predict_candidates, rescored, spread
 
 logger = logging.getLogger(__name__)
@@ -134,6 +143,13 @@ class GNNModel(PyCostModel):
     calibrated : bool
         Return predicted normalized throughput (:mod:`.calibration`) instead of the raw ranking
         score (default). Needs weights with a calibration; not with ``ensemble``.
+    novelty : float
+        Exploration directed by what is measured (:mod:`.novelty`): each raw score gains
+        ``novelty`` x the scores' spread x the candidate's embedding distance to the nearest
+        measured program of its workload, over the round's median distance; 0 (default): none.
+    adaptive : bool
+        The novelty weight falls as the model ranks each new batch better before learning from
+        it (``novelty`` x (1 - Kendall's tau)); needs ``novelty``.
     """
 
     def __init__(
@@ -152,10 +168,15 @@ class GNNModel(PyCostModel):
         ensemble_top: int | None = None,
         explore: float = 0.0,
         calibrated: bool = False,
+        novelty: float = 0.0,
+        adaptive: bool = False,
     ):
         super().__init__()
         if online not in ONLINE_MODES:
             raise ValueError(f"unknown online update {online!r}; choose one of {ONLINE_MODES}")
+        if adaptive and not novelty:
+            raise ValueError("adaptive sets the novelty weight: give novelty > 0 with it")
+        self.novelty = Novelty(novelty, adaptive) if novelty else None
         self.online = online
         self._readouts: dict[str, torch.Tensor] = {}  # workload -> its graphs' embeddings
         self.partner = make_partner(ensemble, seed)
@@ -247,6 +268,8 @@ class GNNModel(PyCostModel):
         self._reference.reset()
         if self.calibration is not None:
             self.calibration.reset()
+        if self.novelty is not None:
+            self.novelty.reset()
         if self.partner is not None:
             self.partner.update(context, candidates, results)
             self._blend.reset()
@@ -262,6 +285,12 @@ class GNNModel(PyCostModel):
         if not keep:
             return
         key = shash2hex(context.mod)
+        if self.novelty is not None and self.novelty.adaptive and self.trained:
+            new = ([graphs[i] for i in keep], np.array([costs[i] for i in keep]))
+            own = (
+                (lambda r: r.mean(dim=0)) if self.model.config.compare else None
+            )  # not the round's
+            self.novelty.observe(*rescored(self.model, new, own))
         old_graphs, old_costs = self.data.get(key, ([], np.zeros(0)))
         self.data[key] = (
             old_graphs + [graphs[i] for i in keep],
@@ -319,8 +348,13 @@ class GNNModel(PyCostModel):
         if not self.trained:
             return self._rng.uniform(0.0, 1.0, size=n).astype("float64")
         key = shash2hex(context.mod)
-        scores, errors = predict_candidates(
-            self.model, candidates, self.featurizer, self.predict_batch_size, self._set_mean(key)
+        scores, errors, *emb = predict_candidates(
+            self.model,
+            candidates,
+            self.featurizer,
+            self.predict_batch_size,
+            self._set_mean(key),
+            embeddings=self.novelty is not None,
         )
         if errors:
             logger.warning(
@@ -336,6 +370,11 @@ class GNNModel(PyCostModel):
         if self.explore:  # the spread of the round's first set: its calls get one temperature
             std = self._reference.get(key + "/std", lambda: spread(scores))
             scores = explored(scores, self.explore * std, self._rng)
+        if self.novelty is not None and emb[0] is not None:
+            measured = self.data.get(key)
+            if measured is not None:
+                measured = measured_readouts(self.model, key, measured[0], self._readouts)
+            scores = self.novelty.scored(key, scores, emb[0], measured)
         if self.calibration is not None:
             measured = partial(rescored, self.model, self.data.get(key), self._set_mean(key))
             scores = self.calibration.scores(key, scores, measured)

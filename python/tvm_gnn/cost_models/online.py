@@ -53,17 +53,23 @@ def head_rows(model, data: dict, cache: dict):
     embedding, computed once: the layers below the head do not change between head updates."""
     rows, ys, groups = [], [], []
     for gid, key, graphs, costs in _learnable(data):
-        done = cache.get(key)
-        have = 0 if done is None else len(done)
-        if have < len(graphs):
-            new = readouts(model, graphs[have:])
-            cache[key] = done = new if done is None else torch.cat([done, new])
-        rows.append(done)
+        rows.append(measured_readouts(model, key, graphs, cache))
         ys.append(torch.from_numpy(relative_labels(costs)).float())
         groups.append(torch.full((len(graphs),), gid, dtype=torch.long))
     if not rows:
         return None
     return torch.cat(rows), torch.cat(ys), torch.cat(groups)
+
+
+def measured_readouts(model, key: str, graphs: list, cache: dict) -> torch.Tensor:
+    """The embeddings of workload ``key``'s measured ``graphs`` (which only grow between
+    calls), from ``cache`` where they are there; the new ones computed and added."""
+    done = cache.get(key)
+    have = 0 if done is None else len(done)
+    if have < len(graphs):
+        new = readouts(model, graphs[have:])
+        cache[key] = done = new if done is None else torch.cat([done, new])
+    return done
 
 
 def held_back(graphs: list, seed: int) -> tuple[list, list]:

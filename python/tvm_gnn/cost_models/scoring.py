@@ -11,7 +11,9 @@ from ..measure.hardware import usable_cores
 from ..nn.model import GNN
 
 
-def predict_candidates(model: GNN, candidates, featurizer, chunk: int = 128, set_mean=None):
+def predict_candidates(
+    model: GNN, candidates, featurizer, chunk: int = 128, set_mean=None, embeddings=False
+):
     """Scores of MetaSchedule candidates, featurizing one chunk while the GNN runs on the last.
 
     torch releases the GIL inside its kernels, so on two or more cores the Python featurizer and
@@ -19,12 +21,14 @@ def predict_candidates(model: GNN, candidates, featurizer, chunk: int = 128, set
     featurizer's (torch's threads restored after). The head runs once on every chunk's readouts,
     so a model that compares candidates (``compare``) sees the whole set, or the set
     ``set_mean(readouts)`` returns (:meth:`~tvm_gnn.nn.model.GNN.score`). Returns ``(scores,
-    errors)``; failed candidates score NaN.
+    errors)``, and with ``embeddings`` the readouts too (``[len(candidates), 2H]``, NaN rows for
+    the failed); failed candidates score NaN.
     """
     threads = torch.get_num_threads()
     torch.set_num_threads(max(1, min(threads, usable_cores() - 1)))
     try:
-        return predict_chunks(model, candidates, featurizer, chunk, set_mean)
+        out = predict_chunks(model, candidates, featurizer, chunk, set_mean)
+        return out if embeddings else out[:2]
     finally:
         torch.set_num_threads(threads)
 
@@ -65,11 +69,15 @@ def predict_chunks(model: GNN, candidates, featurizer, chunk: int, set_mean=None
             pending = pool.submit(forward, arrays, idx)
         if pending is not None:
             pending.result()
+    emb = None
     if readouts:
         readout = torch.cat(readouts)
         mean = set_mean(readout) if set_mean is not None else None
-        scores[np.concatenate(scored)] = model.score(readout, set_mean=mean).numpy()
-    return scores, errors
+        idx = np.concatenate(scored)
+        scores[idx] = model.score(readout, set_mean=mean).numpy()
+        emb = torch.full((len(candidates), readout.shape[1]), float("nan"), dtype=readout.dtype)
+        emb[torch.from_numpy(idx)] = readout
+    return scores, errors, emb
 
 
 def rescored(model: GNN, measured, set_mean=None):

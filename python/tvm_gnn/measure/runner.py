@@ -22,6 +22,9 @@ class MeasureConfig:
 
 #: MetaSchedule's default evolutionary-search population; `collect` and `tune` default to it.
 SEARCH_POPULATION = 512
+#: MetaSchedule's share of each round's picks that its evolutionary search takes at random from
+#: the unmeasured initial population instead of its best-scored (``tvm-gnn tune --eps-greedy``)
+EPS_GREEDY = 0.05
 
 
 #: How ``cache_flush=True`` times a candidate: one run per timing, 10 timings, the CPU cache

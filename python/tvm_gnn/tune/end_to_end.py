@@ -31,7 +31,7 @@ from ..errors import DiskFullError
 from ..measure import networks
 from ..measure.builder import make_builder
 from ..measure.hardware import cpu_identity, cpu_model, device_model
-from ..measure.runner import COLD_MEASURE, SEARCH_POPULATION, make_runner
+from ..measure.runner import COLD_MEASURE, EPS_GREEDY, SEARCH_POPULATION, make_runner
 from ..nn.checkpoint import read_info
 from ..resources import PRETRAINED
 from .compile import COMPILE_VERSION, compile_check_time
@@ -154,7 +154,8 @@ class TuneSettings:
     ``replay-trace`` (random sampling, no search: quick checks); ``population`` is the
     evolutionary search's population (:data:`~tvm_gnn.measure.runner.SEARCH_POPULATION` by default;
     smaller searches faster and worse: tests and smoke runs; ``None`` in the log of a
-    ``replay-trace`` run, which has none). ``cache_flush`` times every candidate cold, the CPU cache
+    ``replay-trace`` run, which has none); ``eps_greedy`` its share of random picks
+    (MetaSchedule's 0.05 by default). ``cache_flush`` times every candidate cold, the CPU cache
     flushed before each of :data:`COLD_MEASURE`'s runs, instead of MetaSchedule's default (warm:
     3 runs in a row on cached data), closer to how a kernel runs inside the network
     (:mod:`tvm_gnn.tune.remeasure`). ``repeats`` end-to-end runs time the compiled network, whose
@@ -165,6 +166,7 @@ class TuneSettings:
     trials_per_iter: int = 32
     strategy: str = "evolutionary"
     population: int | None = SEARCH_POPULATION
+    eps_greedy: float = EPS_GREEDY
     cache_flush: bool = False
     repeats: int = 10
     rtol: float = 1e-3
@@ -246,6 +248,7 @@ def tune_network(
         "cache_flush": st.cache_flush,
         "strategy": st.strategy,
         "population": population,
+        "eps_greedy": st.eps_greedy if population is not None else None,
         "untuned": untuned,
         "weights": gnn_weights,
     }
@@ -261,7 +264,9 @@ def _tune_relax(mod, target, work_dir: Path, cost_model, curve, trials: int, st:
 
     search = st.strategy
     if population is not None:
-        search = ms.search_strategy.EvolutionarySearch(population_size=population)
+        search = ms.search_strategy.EvolutionarySearch(
+            population_size=population, eps_greedy=st.eps_greedy
+        )
     metaschedule_console_level()
     builder = make_builder()
     with ms.Profiler() as profiler, metaschedule_logger_ready():

@@ -16,7 +16,7 @@ from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
 from ..cost_models.factory import make_cost_model
 from ..costs import result_cost
 from ..measure.builder import make_builder
-from ..measure.runner import SEARCH_POPULATION
+from ..measure.runner import EPS_GREEDY, SEARCH_POPULATION
 
 #: MetaSchedule's logger
 MS_LOGGER = "tvm.s_tir.meta_schedule"
@@ -96,6 +96,7 @@ def tune_tir(
     desc: str = "tune",
     checkpoint=None,
     population: int = SEARCH_POPULATION,
+    eps_greedy: float = EPS_GREEDY,
 ):
     """Tune one TIR program with MetaSchedule.
 
@@ -116,6 +117,9 @@ def tune_tir(
     population : int
         The evolutionary search's population (MetaSchedule's default; smaller is faster and
         searches less).
+    eps_greedy : float
+        The share of each round's picks the search draws at random from its unmeasured initial
+        population instead of taking the best-scored (MetaSchedule's default, 0.05).
     builder : Builder, optional
         Defaults to :func:`tvm_gnn.measure.builder.make_builder` (TVM's default times out on
         small machines).
@@ -146,7 +150,9 @@ def tune_tir(
                     callback,
                 ],
                 seed=seed,
-                strategy=ms.search_strategy.EvolutionarySearch(population_size=population),
+                strategy=ms.search_strategy.EvolutionarySearch(
+                    population_size=population, eps_greedy=eps_greedy
+                ),
             )
     finally:
         callback.close()

@@ -257,8 +257,10 @@ def test_tune_tasks_online_variants_are_the_shipped_gnn_with_those_fields_change
     assert bench.cost_model_for("gnn-head", 1) == "gnn-head"  # a name the package builds
     explore = bench.cost_model_for("gnn-explore-0.5", 2)
     assert (explore.explore, explore.seed, explore.train_config) == (0.5, 2, ONLINE_TRAIN)
-    calibrated = bench.cost_model_for("gnn-calibrated", 1)
-    assert calibrated.calibration is not None and calibrated.seed == 1
+    assert bench.cost_model_for("gnn-calibrated", 1) == "gnn-calibrated"  # the package's
+    novelty = bench.cost_model_for("gnn-novelty-2", 1)
+    assert novelty.calibration is not None and novelty.novelty.weight == 2.0
+    assert bench.cost_model_for("gnn-eps-0.3", 0) == "gnn"  # the shipped GNN, a wider search
 
 
 def test_xgb_pretrained_trains_once_per_weights_and_seed(small_dataset, trained, tmp_path):
