@@ -116,12 +116,33 @@ def timings(args, cores: int):
     secs, xgb_scores = timed(lambda: xgb.predict(ctx, cands), 1)
     rows["**XGBModel.predict** (features + booster)"] = secs
     rows.update(native_rows(args, ctx, cands, warm, results, cores))
+    rows.update(search_rows(args, ctx, cands, warm, results))
     # the opt-in blend with XGBModel (docs/results.md, direction 4b): both models score
     both = GNNModel(checkpoint=args.checkpoint, seed=args.seed, ensemble=xgb)
     secs, _ = timed(lambda: both.predict(ctx, cands), 1)
     rows["GNNModel(ensemble=XGBModel).predict (opt-in blend)"] = secs
     assert np.isfinite(gnn_scores).all() and np.isfinite(xgb_scores).all()
     return rows, n, gnn, graphs
+
+
+#: issue 85's search options, by their ``tvm-gnn tune`` names
+SEARCH_OPTIONS = ("gnn-calibrated", "gnn-novelty", "gnn-adaptive")
+SEARCH_ROW = "GNNModel.predict as `{name}` (after 64 measurements)"
+
+
+def search_rows(args, ctx, cands, warm, results) -> dict:
+    """Seconds of GNNModel.predict with issue 85's options (item 3: "each one's cost per round
+    beside the GNN's"), each model given the 64 warm-up measurements first, as in a search."""
+    from tvm_gnn.cost_models.factory import make_cost_model
+
+    rows = {}
+    for name in SEARCH_OPTIONS:
+        model = make_cost_model(name, seed=args.seed, checkpoint=args.checkpoint)
+        model.update(ctx, warm, results)
+        secs, scores = timed(lambda m=model: m.predict(ctx, cands), args.reps)
+        assert np.isfinite(scores).all()
+        rows[SEARCH_ROW.format(name=name)] = secs
+    return rows
 
 
 #: the rows render() reads beside GNNModel.predict's
