@@ -50,7 +50,7 @@ def test_tune_tiny_network_end_to_end(tmp_path):
     assert "output matches PyTorch" in proc.stdout
     log = json.loads((work / "tune_log.json").read_text())
     assert log["network"] == "tiny_cnn" and log["cost_model"] == "gnn" and log["tasks"] == 6
-    assert (log["strategy"], log["population"]) == ("evolutionary", 64)
+    assert (log["strategy"], log["population"], log["eps_greedy"]) == ("evolutionary", 64, 0.05)
     assert log["untuned_functions"] == []  # the compiled network runs the tuned schedules
     assert len(log["latency_ms_runs"]) == 3 and 0 < log["latency_ms_median"] < 100
     trials = [p["trials"] for p in log["curve"]]

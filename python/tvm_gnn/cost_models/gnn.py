@@ -45,55 +45,20 @@ from ..resources import PRETRAINED
 from .calibration import calibration_of, prior_of
 from .ensemble import BlendScale, load_partner, make_partner, partner_ready, with_partner
 from .novelty import Novelty
-from .online import (
+from .online import (  # noqa: F401 - the recipes are GNNModel's API, defined with the update
     HEAD_STEPS,
+    MIN_NEW_SAMPLES,
     ONLINE_MODES,
+    ONLINE_TRAIN,
+    REFIT_TRAIN,
     head_rows,
     held_back,
-    measured_readouts,
     online_data,
     training_graphs,
 )
 from .scoring import RoundReference, explored, predict_candidates, rescored, spread
 
 logger = logging.getLogger(__name__)
-
-#: A trained model retrains online only after at least this many new measurements: a pretrained
-#: model would otherwise retrain after every search round.
-MIN_NEW_SAMPLES = 32
-
-#: Online retraining, every setting named (none taken from ``TrainConfig``'s defaults, which are
-#: the offline recipe's): a few epochs in a bounded time, so tuning does not wait for the model.
-ONLINE_TRAIN = TrainConfig(
-    epochs=8,  # passes over the tuning run's measurements at one update
-    batch_size=128,  # one workload's measurements are a few batches: few, cheap steps
-    lr=1e-3,  # a third of the offline rate: the update refines pretrained weights
-    weight_decay=1e-5,  # as offline
-    mse_weight=0.5,  # as offline
-    # RankNet, as the update trained since it existed: offline, LambdaRank is no better at 8
-    # epochs, 32 of it help (docs/tuning.md, "The online recipe, screened offline"; tuning decides)
-    loss="ranknet",
-    label_noise=0.0,
-    aux_weight=0.0,  # the tuning run's candidates carry no per-store feature rows
-    store_inputs=False,  # nor does the model read them (an offline upper bound only)
-    exact=False,  # the relational layers' faster summation order: nothing to repeat bit for bit
-    patience=8,  # = epochs: without validation data early stopping never fires
-    max_seconds=20.0,  # the update's wall-clock bound per call
-    seed=0,  # GNNModel passes its own seed (dataclasses.replace) at each update
-    device="cpu",
-)
-
-#: ``online="refit"``: each retrain starts again from the weights the model started from and
-#: trains on all of the tuning run's measurements (set before any measurement of it: the
-#: online-learning issue's item 2 measures it)
-REFIT_TRAIN = dataclasses.replace(
-    ONLINE_TRAIN,
-    epochs=40,  # at most: early stopping on the held-back measurements ends it
-    batch_size=32,  # the offline recipe's: a few steps an epoch on a run's measurements
-    loss="lambdarank",  # the shipped weights' loss: the fast end of the order counts most
-    patience=5,  # epochs without a better held-back pairwise accuracy
-    max_seconds=10.0,  # per retrain
-)
 
 
 @derived_object
@@ -143,13 +108,10 @@ class GNNModel(PyCostModel):
     calibrated : bool
         Return predicted normalized throughput (:mod:`.calibration`) instead of the raw ranking
         score (default). Needs weights with a calibration; not with ``ensemble``.
-    novelty : float
-        Exploration directed by what is measured (:mod:`.novelty`): each raw score gains
-        ``novelty`` x the scores' spread x the candidate's embedding distance to the nearest
-        measured program of its workload, over the round's median distance; 0 (default): none.
-    adaptive : bool
-        The novelty weight falls as the model ranks each new batch better before learning from
-        it (``novelty`` x (1 - Kendall's tau)); needs ``novelty``.
+    novelty, adaptive : float, bool
+        A bonus for candidates far, in the GNN's embedding space, from the workload's measured
+        programs, of weight ``novelty`` (0, default: none), with ``adaptive`` set each round by
+        how well the model ranked the last batch (:mod:`.novelty`).
     """
 
     def __init__(
@@ -174,9 +136,7 @@ class GNNModel(PyCostModel):
         super().__init__()
         if online not in ONLINE_MODES:
             raise ValueError(f"unknown online update {online!r}; choose one of {ONLINE_MODES}")
-        if adaptive and not novelty:
-            raise ValueError("adaptive sets the novelty weight: give novelty > 0 with it")
-        self.novelty = Novelty(novelty, adaptive) if novelty else None
+        self.novelty = Novelty.of(novelty, adaptive)
         self.online = online
         self._readouts: dict[str, torch.Tensor] = {}  # workload -> its graphs' embeddings
         self.partner = make_partner(ensemble, seed)
@@ -285,12 +245,8 @@ class GNNModel(PyCostModel):
         if not keep:
             return
         key = shash2hex(context.mod)
-        if self.novelty is not None and self.novelty.adaptive and self.trained:
-            new = ([graphs[i] for i in keep], np.array([costs[i] for i in keep]))
-            own = (
-                (lambda r: r.mean(dim=0)) if self.model.config.compare else None
-            )  # not the round's
-            self.novelty.observe(*rescored(self.model, new, own))
+        if self.novelty is not None and self.trained:  # before it learns them
+            self.novelty.learn(self.model, [graphs[i] for i in keep], [costs[i] for i in keep])
         old_graphs, old_costs = self.data.get(key, ([], np.zeros(0)))
         self.data[key] = (
             old_graphs + [graphs[i] for i in keep],
@@ -370,11 +326,9 @@ class GNNModel(PyCostModel):
         if self.explore:  # the spread of the round's first set: its calls get one temperature
             std = self._reference.get(key + "/std", lambda: spread(scores))
             scores = explored(scores, self.explore * std, self._rng)
-        if self.novelty is not None and emb[0] is not None:
+        if self.novelty is not None:
             measured = self.data.get(key)
-            if measured is not None:
-                measured = measured_readouts(self.model, key, measured[0], self._readouts)
-            scores = self.novelty.scored(key, scores, emb[0], measured)
+            scores = self.novelty.bonus(self.model, key, scores, emb[0], measured, self._readouts)
         if self.calibration is not None:
             measured = partial(rescored, self.model, self.data.get(key), self._set_mean(key))
             scores = self.calibration.scores(key, scores, measured)

@@ -27,7 +27,8 @@ import numpy as np
 import torch
 
 from ..costs import FAILED_COST
-from .scoring import RoundReference, spread
+from .online import measured_readouts
+from .scoring import RoundReference, rescored, spread
 
 
 class Novelty:
@@ -39,6 +40,13 @@ class Novelty:
         self.weight, self.adaptive = float(weight), adaptive
         self.tau: float | None = None  # the last batch's rank correlation (adaptive)
         self._reference = RoundReference()
+
+    @classmethod
+    def of(cls, weight: float, adaptive: bool = False):
+        """``GNNModel``'s options: a Novelty, or None for weight 0."""
+        if adaptive and not weight:
+            raise ValueError("adaptive sets the novelty weight: give novelty > 0 with it")
+        return cls(weight, adaptive) if weight else None
 
     @property
     def current(self) -> float:
@@ -61,6 +69,21 @@ class Novelty:
             return
         tau = kendalltau(scores[ok], -np.log(costs[ok])).statistic
         self.tau = float(tau) if np.isfinite(tau) else 0.0
+
+    def learn(self, model, graphs: list, costs: list) -> None:
+        """Before ``model`` learns a new batch (``graphs``, ``costs``): how well it ranks it
+        (``adaptive``; against the batch's own mean, not the round's, for a model that compares)."""
+        if not self.adaptive:
+            return
+        own = (lambda r: r.mean(dim=0)) if model.config.compare else None
+        self.observe(*rescored(model, (graphs, np.asarray(costs, dtype=float)), own))
+
+    def bonus(self, model, key: str, scores, emb, measured, cache: dict) -> np.ndarray:
+        """:meth:`scored` with the embeddings of workload ``key``'s ``measured`` ``(graphs,
+        costs)`` under ``model`` (kept in ``cache``, :func:`.online.measured_readouts`)."""
+        if emb is None or measured is None:
+            return scores
+        return self.scored(key, scores, emb, measured_readouts(model, key, measured[0], cache))
 
     def scored(self, key: str, scores: np.ndarray, emb: torch.Tensor, measured) -> np.ndarray:
         """``scores`` plus the bonus; ``emb`` the candidates' embeddings (rows of failed ones

@@ -154,12 +154,11 @@ class TuneSettings:
     ``replay-trace`` (random sampling, no search: quick checks); ``population`` is the
     evolutionary search's population (:data:`~tvm_gnn.measure.runner.SEARCH_POPULATION` by default;
     smaller searches faster and worse: tests and smoke runs; ``None`` in the log of a
-    ``replay-trace`` run, which has none); ``eps_greedy`` its share of random picks
-    (MetaSchedule's 0.05 by default). ``cache_flush`` times every candidate cold, the CPU cache
-    flushed before each of :data:`COLD_MEASURE`'s runs, instead of MetaSchedule's default (warm:
-    3 runs in a row on cached data), closer to how a kernel runs inside the network
-    (:mod:`tvm_gnn.tune.remeasure`). ``repeats`` end-to-end runs time the compiled network, whose
-    output must be allclose (``rtol``, ``atol``) to PyTorch's.
+    ``replay-trace`` run, which has none), ``eps_greedy`` its share of random picks.
+    ``cache_flush`` times every candidate cold, the CPU cache flushed before each of
+    :data:`COLD_MEASURE`'s runs, instead of MetaSchedule's warm default, closer to how a kernel
+    runs inside the network (:mod:`tvm_gnn.tune.remeasure`). ``repeats`` end-to-end runs time
+    the compiled network, whose output must be allclose (``rtol``, ``atol``) to PyTorch's.
     """
 
     seed: int = 0
@@ -302,6 +301,7 @@ def _write_log(work_dir: Path, result: TuneResult, run: dict, curve, profile: di
         "cache_flush": run["cache_flush"],
         "strategy": run["strategy"],
         "population": run["population"],
+        "eps_greedy": run["eps_greedy"],
         "failed_trials": curve.errors,
         "untuned_functions": run["untuned"],
         "curve": curve.curve,
