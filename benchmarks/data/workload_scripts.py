@@ -24,7 +24,7 @@ def main(argv=None) -> int:
     from tvm_gnn import atomic
     from tvm_gnn.dataset.dbfile import WORKLOAD_FILE
     from tvm_gnn.dataset.layout import network_folders, open_db_folder
-    from tvm_gnn.dataset.workloads import SCRIPT_FILE, scripts_of
+    from tvm_gnn.dataset.workloads import SCRIPT_FILE, Workloads, scripts_of
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("roots", nargs="+", type=Path, help="dataset roots (HARDWARE/NETWORK below)")
@@ -34,10 +34,8 @@ def main(argv=None) -> int:
     for folder in tqdm(folders, desc="workload scripts", unit="folder"):
         lines = (open_db_folder(folder) / WORKLOAD_FILE).read_text().splitlines()
         out = folder / SCRIPT_FILE
-        if out.exists():
-            have = json.loads(gzip.decompress(out.read_bytes()))
-            if {str(json.loads(line)[0]) for line in lines} <= set(have):
-                continue
+        if {str(json.loads(line)[0]) for line in lines} <= set(Workloads(folder, lines).scripts()):
+            continue
         text = json.dumps(scripts_of(lines), sort_keys=True, indent=0)
         atomic.write_bytes(out, gzip.compress(text.encode(), mtime=0))
         written += 1
