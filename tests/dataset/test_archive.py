@@ -40,6 +40,26 @@ def test_unpack_then_pack_round_trip_and_shrink_guard(packed, tmp_path):
     assert gzip.decompress(gz.read_bytes()) == gzip.decompress(orig.read_bytes())
 
 
+def test_the_workload_scripts_travel_with_unpack_and_pack(packed, tmp_path):
+    import shutil
+
+    from tvm_gnn.dataset.workloads import SCRIPT_FILE
+
+    src = tmp_path / "packed"
+    shutil.copytree(packed, src)
+    (folder,) = src.glob("*/unit")
+    scripts = gzip.compress(b'{"0": "# a script"}', mtime=0)
+    (folder / SCRIPT_FILE).write_bytes(scripts)
+    raw = tmp_path / "raw"
+    data.unpack(src, raw)
+    (raw_folder,) = raw.glob("*/unit")
+    assert (raw_folder / SCRIPT_FILE).read_bytes() == scripts  # train under 0.27 reads them here
+    again = tmp_path / "again"
+    data.pack(raw, again)
+    (out,) = again.glob("*/unit")
+    assert (out / SCRIPT_FILE).read_bytes() == scripts
+
+
 def test_a_cut_archive_is_refused_by_name_and_nothing_of_its_folder_lands(packed, tmp_path):
     import shutil
 

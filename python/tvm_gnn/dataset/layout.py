@@ -31,6 +31,7 @@ from ..errors import DataError
 from ..jsonfile import read_json
 from ..lock import check_whole
 from . import dbfile
+from .workloads import SCRIPT_FILE
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +39,9 @@ logger = logging.getLogger(__name__)
 DB_FILES = (dbfile.WORKLOAD_FILE, dbfile.RECORD_FILE)
 
 
-META_FILES = ("tasks.json", "provenance.jsonl", "exhausted.json", "shared.json")
+#: what a network folder keeps beside its databases, copied as they are by ``pack`` and
+#: ``unpack`` (the workloads' scripts too, which TVM 0.27 needs to read 0.26's workloads)
+META_FILES = ("tasks.json", "provenance.jsonl", "exhausted.json", "shared.json", SCRIPT_FILE)
 
 
 def is_db_folder(folder: Path) -> bool:
