@@ -1,16 +1,16 @@
 # Licensed under the Apache License, Version 2.0.
 """What each archived ``tune_tasks.py`` run measured, as the search table of ``docs/tuning.md``.
 
-Per run, over its first :data:`WINDOW` trials (read from the run's gzipped database, whose lines
-are in the order the programs were measured):
+Per run, over its first :data:`WINDOW` trials (fewer in a report of shorter runs), read from the
+run's gzipped database, whose lines are in the order the programs were measured:
 
 - **distinct decision values**: for each sampling decision of the trace (keyed by the
   instruction's index and kind, so that two sketches' decisions are not mixed), the number of
   distinct values among the measured programs, summed over decisions. A search that measures
   near-copies of a few programs has few;
-- **late median / best**: the median latency of the programs measured in trials
-  :data:`LATE` over the run's best in the window (failed runs left out). A search still
-  measuring far from its best has a high one;
+- **late median / best**: the median latency of the programs measured in the window's second
+  half (:func:`late_batch`: trials 65-128) over the run's best in the window (failed runs left
+  out). A search still measuring far from its best has a high one;
 - **top tenth's drawing weight**: over the run's ``predict`` calls (``run.json``'s
   ``score_calls``, recorded from issue 85 on; :mod:`tvm_gnn.cost_models.score_log`), the median
   share of MetaSchedule's drawing weights (scores clipped at 0) held by the best-scored tenth of
@@ -32,8 +32,11 @@ from tvm_gnn.costs import run_cost
 
 #: trials of a run the table reads: the development set's whole runs, the test's first half
 WINDOW = 128
-#: the late batch (1-based trials, inclusive)
-LATE = (65, 128)
+
+
+def late_batch(window: int) -> tuple[int, int]:
+    """The late batch of a window of ``window`` trials: its second half (1-based, inclusive)."""
+    return window // 2 + 1, window
 
 
 def run_search(folder: Path, calls=(), window: int = WINDOW) -> dict | None:
@@ -54,11 +57,12 @@ def run_search(folder: Path, calls=(), window: int = WINDOW) -> dict | None:
                 values.setdefault((index, insts[index][0]), set()).add(json.dumps(value))
             costs.append(run_cost(run_secs))
     measured = [c for c in costs if c is not None]
-    late = [c for c in costs[LATE[0] - 1 : LATE[1]] if c is not None]
+    first, last = late_batch(window)
+    tail = [c for c in costs[first - 1 : last] if c is not None]
     out = {
         "trials": len(costs),
         "values": sum(len(v) for v in values.values()),
-        "late": statistics.median(late) / min(measured) if late else None,
+        "late": statistics.median(tail) / min(measured) if tail else None,
     }
     if calls:
         shares = [s for _, s, _ in calls if s is not None]
@@ -67,13 +71,16 @@ def run_search(folder: Path, calls=(), window: int = WINDOW) -> dict | None:
     return out
 
 
-def search_rows(runs_root: Path, runs: list[dict], models) -> list[dict]:
+def search_rows(runs_root: Path, runs: list[dict], models, window: int = WINDOW) -> list[dict]:
     """Per model of ``models`` (in order), the table's numbers over its ``runs`` (``run.json``
-    contents of :func:`tune_tasks.read_runs`) that have their database in ``runs_root``."""
+    contents of :func:`tune_tasks.read_runs`) that have their database in ``runs_root``, each
+    read over its first ``window`` trials."""
     rows = []
     for model in models:
         per = [
-            run_search(runs_root / r["task"] / model / f"seed{r['seed']}", r.get("score_calls"))
+            run_search(
+                runs_root / r["task"] / model / f"seed{r['seed']}", r.get("score_calls"), window
+            )
             for r in runs
             if r["model"] == model
         ]
@@ -98,14 +105,15 @@ def search_rows(runs_root: Path, runs: list[dict], models) -> list[dict]:
     return rows
 
 
-def render_search(rows: list[dict], command: str, machines: str) -> str:
-    """The markdown of the search table."""
+def render_search(rows: list[dict], command: str, machines: str, window: int = WINDOW) -> str:
+    """The markdown of the search table of runs read over ``window`` trials."""
+    first, last = late_batch(window)
     lines = [
-        f"Command: `{command}`; {machines}. First {WINDOW} trials of each archived run "
+        f"Command: `{command}`; {machines}. First {window} trials of each archived run "
         "(`benchmarks/tuning/search_table.py` says how each number is read).",
         "",
         "| model | runs | distinct decision values (mean per run) | median latency of trials "
-        f"{LATE[0]}-{LATE[1]} / the run's best (geometric mean) | top tenth's share of the "
+        f"{first}-{last} / the run's best (geometric mean) | top tenth's share of the "
         "drawing weight (median; runs that recorded it) | scores <= 0 (median) |",
         "|---|---:|---:|---:|---:|---:|",
     ]

@@ -54,7 +54,7 @@ import sys
 import time
 from pathlib import Path
 
-from search_table import render_search, search_rows
+from search_table import WINDOW, render_search, search_rows
 from task_models import eps_greedy_of, logged_model
 from task_selection import DEV_QUOTAS, dev_networks, held_out_workloads, select_tasks
 from tune_tasks_report import plot, render, render_targets
@@ -144,6 +144,12 @@ def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -
     atomic.write_json(done, result)  # the run counts as finished only once this lands
     shutil.rmtree(work, ignore_errors=True)
     return result
+
+
+def _shown(path: Path) -> str:
+    """``path`` as a command line shows it: relative to the checkout where it is inside."""
+    path = Path(path).resolve()
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 def model_order(models, seed: int, alternate: bool) -> list[str]:
@@ -291,6 +297,8 @@ def main(argv=None) -> int:
     if args.trials != trials:
         command += f" --trials {args.trials}"
     command += subset
+    if args.runs:
+        command += f" --runs {_shown(args.runs)}"
     if args.section:
         command += f" --section {args.section}"
     text = render(res, command, plot_path.name if res["curves"] else None)
@@ -298,7 +306,9 @@ def main(argv=None) -> int:
     report.write_section(args.doc, section, text)
     present = [m for m in MODELS if any(r["model"] == m for r in archived)]
     machines = ", ".join(sorted({r["machine"] for r in archived}))
-    search = render_search(search_rows(runs, archived, present), command, machines)
+    window = min(args.trials, WINDOW)  # a report of shorter runs reads them whole
+    rows = search_rows(runs, archived, present, window)
+    search = render_search(rows, command, machines, window)
     print(search)
     report.write_section(args.doc, f"{section}-search", search)
     if not suffix:  # the targets are the held-out networks'

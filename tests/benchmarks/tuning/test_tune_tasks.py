@@ -162,13 +162,14 @@ def test_tune_tasks_reports_a_variant_against_the_gnn_without_xgbmodel(tmp_path)
     argv += ["--doc", str(doc), "--section", "tune-tasks-dev-choice", "--json", str(numbers)]
     assert bench.main(argv) == 0
     section = report.read_section(doc, "tune-tasks-dev-choice")
-    assert "--models gnn gnn-head --section tune-tasks-dev-choice`" in section
+    # the command names the archive it read, so that it reproduces the section
+    assert f"--models gnn gnn-head --runs {runs} --section tune-tasks-dev-choice`" in section
     assert report.read_section(doc, "tune-tasks-dev") is None
     assert json.loads(numbers.read_text())["tasks"] == ["a", "b"]
     assert not list(tmp_path.glob("*.png"))
     assert bench.main(argv + ["--tasks", "b"]) == 0  # the report of some tasks says which
     assert json.loads(numbers.read_text())["tasks"] == ["b"]
-    assert "--tasks b --section" in report.read_section(doc, "tune-tasks-dev-choice")
+    assert f"--tasks b --runs {runs} --section" in report.read_section(doc, "tune-tasks-dev-choice")
     assert bench.main(argv + ["--seeds", "1"]) == 0  # and of some seeds
     assert json.loads(numbers.read_text())["seeds"] == {"a": [1], "b": [1]}
     with pytest.raises(SystemExit, match="archived task names"):
@@ -323,3 +324,7 @@ def test_the_search_table_counts_decision_values_and_the_late_batch(tmp_path):
     text = table.render_search(rows, "cmd", "a machine")
     assert "| gnn | 1 | 3 | 2.00 | 0.35 (1 runs) | 20% |" in text
     assert "| xgb | 1 | 132 | 4.00 | not recorded | – |" in text
+    # a report of 64-trial runs reads them whole, its late batch trials 33-64
+    (short,) = table.search_rows(runs, bench.read_runs(runs, None), ["xgb"], window=64)
+    assert (short["values"], short["late"]) == (64 + 4, 4.0)
+    assert "trials 33-64 /" in table.render_search([short], "cmd", "a machine", window=64)
