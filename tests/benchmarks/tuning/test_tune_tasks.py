@@ -313,16 +313,17 @@ def test_the_search_table_counts_decision_values_and_the_late_batch(tmp_path):
     )
     done = runs / "t" / "gnn" / "seed0" / "run.json"
     log = json.loads(done.read_text())
-    log["score_calls"] = [[512, 0.4, 0.2], [512, 0.3, 0.1], [512, None, 1.0]]
+    log["score_calls"] = [[512, 0.4, 0.3], [512, 0.3, 0.1], [512, None, 0.2]]
     done.write_text(json.dumps(log))
     bench = script("tune_tasks")
     rows = table.search_rows(runs, bench.read_runs(runs, None), ["gnn", "xgb", "random"])
     gnn, xgb = rows  # random has no run: no row
     assert (gnn["model"], gnn["runs"], gnn["values"], gnn["late"]) == ("gnn", 1, 3, 2.0)
     assert gnn["logged"] == 1 and gnn["top_tenth"] == 0.35 and gnn["nonpositive"] == 0.2
+    assert (gnn["first_top"], gnn["first_nonpositive"]) == (0.4, 0.3)  # the first call alone
     assert (xgb["values"], xgb["late"], xgb["logged"]) == (128 + 4, 4.0, 0)
     text = table.render_search(rows, "cmd", "a machine")
-    assert "| gnn | 1 | 3 | 2.00 | 0.35 (1 runs) | 20% |" in text
+    assert "| gnn | 1 | 3 | 2.00 | 0.40 / 0.35 (1 runs) | 30% / 20% |" in text
     assert "| xgb | 1 | 132 | 4.00 | not recorded | – |" in text
     # a report of 64-trial runs reads them whole, its late batch trials 33-64
     (short,) = table.search_rows(runs, bench.read_runs(runs, None), ["xgb"], window=64)
