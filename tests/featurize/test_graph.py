@@ -162,6 +162,14 @@ def test_featurizer_is_deterministic(conv_candidates):
     np.testing.assert_array_equal(a.edge_index.numpy(), b.edge_index.numpy())
 
 
+def test_depth_column_is_correctly_rounded_on_every_cpu(conv_candidates):
+    # NumPy's float32 log2 is an ulp off at depths 5, 11, ... on AVX-512 CPUs only: the column
+    # must equal the correctly rounded log2(1 + depth), the same bits on znver3 and znver4
+    depth = graph.featurize(conv_candidates[1][3].sch.mod).x[:, schema.F_DEPTH].numpy()
+    exact = {np.float32(math.log2(1 + d)) for d in range(1000)}
+    assert set(depth.tolist()) <= exact and len(set(depth.tolist())) > 12
+
+
 def test_featurize_batch_equals_batched_data_list(conv_candidates):
     from torch_geometric.data import Batch
 

@@ -154,7 +154,9 @@ def _assemble(outs) -> dict[str, np.ndarray]:
     offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
     n = int(counts.sum())
     x = np.zeros((n, NUM_FEATURES), dtype=np.float32)
-    x[:, F_DEPTH] = np.log2(1.0 + np.asarray(depths, dtype=np.float32))
+    # float64, then rounded: NumPy's float32 log2 differs by an ulp between its AVX2 and AVX-512
+    # kernels (depth 5, 11, ...), so the same program featurized differently on znver3 and znver4
+    x[:, F_DEPTH] = np.log2(1.0 + np.asarray(depths, dtype=np.float64))
     x[:, F_LOOP_DEPTH] = loopds
     x[:, F_TRIPS] = trips
     x[np.asarray(sp_node, dtype=np.int64) + np.repeat(offsets, n_sp), sp_col] = sp_val
