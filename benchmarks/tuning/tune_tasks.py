@@ -23,9 +23,10 @@ The report (``docs/tuning.md``, generated section ``tune-tasks``; numbers in
 - the median trials to reach XGBModel's final best of the same seed; the cost model's share of
   tuning wall-clock; a plot of each model's best / XGBModel's final best against trials.
 
-The status table (section ``tune-tasks-targets``) reads the same numbers against issue 73's
-targets (:func:`tune_tasks_report.render_targets`), "so far" until every task has all
-:data:`SEEDS`.
+The status table (section ``tune-tasks-targets``, or ``SECTION-targets`` for a held-out report's
+own ``--section``) reads the same numbers against issue 85's targets
+(:func:`tune_tasks_report.render_targets`) for ``--candidate``, "so far" until every task has
+all :data:`SEEDS`.
 
     .venv/bin/python benchmarks/tuning/tune_tasks.py --list
     .venv/bin/python benchmarks/tuning/tune_tasks.py --tasks 0 1 --seeds 0 1 2 --alternate
@@ -59,6 +60,7 @@ from task_models import eps_greedy_of, logged_model
 from task_selection import DEV_QUOTAS, dev_networks, held_out_workloads, select_tasks
 from tune_tasks_report import plot, render, render_targets
 from tune_tasks_summary import (
+    GNN_MODELS,
     MODELS,
     PER_ROUND,
     SET_DEFAULTS,
@@ -71,8 +73,6 @@ from tvm_gnn import atomic, report
 
 ROOT = Path(__file__).resolve().parents[2]
 SECTION = "tune-tasks"
-#: the status section's table of the benchmark's targets, generated from the same runs
-TARGETS_SECTION = "tune-tasks-targets"
 #: the seeds that make the whole benchmark
 SEEDS = (0, 1, 2)
 #: task sets (``--set``)
@@ -236,6 +236,12 @@ def parse(argv=None) -> argparse.Namespace:
         "(default: tune-tasks, or tune-tasks-dev with --set dev)",
     )
     p.add_argument("--json", type=Path, help="numbers (default: per --section)")
+    p.add_argument(
+        "--candidate",
+        choices=[m for m in MODELS if m in GNN_MODELS],
+        help="the GNN model whose targets the held-out report reads, against XGBModel and "
+        "xgb-pretrained (default: gnn, or the first GNN model of --models without it)",
+    )
     args = p.parse_args(argv)
     if not args.report_only:  # the tasks come from this folder: a usage line if there is none
         from tvm_gnn.cli.common import resolved_hardware
@@ -252,6 +258,9 @@ def main(argv=None) -> int:
     args = parse(argv)
     models, trials = SET_DEFAULTS[args.set]
     args.models, args.trials = args.models or list(models), args.trials or trials
+    candidate = args.candidate or next(
+        (m for m in ["gnn", *args.models] if m in args.models and m in GNN_MODELS), "gnn"
+    )
     args.num_cores = args.num_cores or usable_cores()
     here = hardware_name(target_from("llvm", args.num_cores))
     suffix = "" if args.set == "held-out" else f"-{args.set}"
@@ -285,7 +294,7 @@ def main(argv=None) -> int:
     archived, subset = read_runs(runs, digest), ""
     if args.report_only:
         archived, subset = report_subset(archived, args.tasks, args.seeds)
-    res = summarize(archived, args.trials, args.models)
+    res = summarize(archived, args.trials, args.models, candidate)
     plot_path = args.doc.parent / f"tuning-{section.removeprefix('tune-')}.png"
     if res["curves"]:
         plot(res, plot_path)
@@ -301,6 +310,8 @@ def main(argv=None) -> int:
         command += f" --runs {_shown(args.runs)}"
     if args.section:
         command += f" --section {args.section}"
+    if args.candidate:
+        command += f" --candidate {args.candidate}"
     text = render(res, command, plot_path.name if res["curves"] else None)
     print(text)
     report.write_section(args.doc, section, text)
@@ -314,7 +325,7 @@ def main(argv=None) -> int:
     if not suffix:  # the targets are the held-out networks'
         targets = render_targets(res, args.count, len(SEEDS), command)
         print(targets)
-        report.write_section(args.doc, TARGETS_SECTION, targets)
+        report.write_section(args.doc, f"{section}-targets", targets)
     atomic.write_json(json_path, {k: v for k, v in res.items() if k != "curves"})
     return 0
 

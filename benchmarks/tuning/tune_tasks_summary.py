@@ -143,10 +143,11 @@ def model_trials(model: str, trials: int) -> int:
     return min(trials, SHORT_RUNS.get(model, trials))
 
 
-def summarize(runs: list[dict], trials: int, models=DEFAULT_MODELS) -> dict:
+def summarize(runs: list[dict], trials: int, models=DEFAULT_MODELS, candidate: str = "gnn") -> dict:
     """The benchmark's numbers from the runs of ``models`` of ``trials`` trials (tasks where
     every one of them has runs of the same seeds only), read at 32, 64, 128 and ``trials``
-    trials; a model of :data:`SHORT_RUNS` only up to its own end."""
+    trials; a model of :data:`SHORT_RUNS` only up to its own end. ``candidate`` is the GNN that
+    is also read against ``xgb-pretrained`` (the one the targets are of)."""
     budgets = [b for b in (32, 64, 128) if b < trials] + [trials]
     by: dict[tuple[str, str], dict[int, dict]] = {}
     for r in runs:
@@ -190,8 +191,9 @@ def summarize(runs: list[dict], trials: int, models=DEFAULT_MODELS) -> dict:
                 "reached": int(np.isfinite(need).sum()),
                 "runs": len(need),
             }
-    if "gnn" in models and "xgb-pretrained" in models and tasks:  # the fair peer's
-        res["ratios_pretrained"] = _ratios(lat, ["gnn"], "xgb-pretrained", budgets, tasks)
+    res["candidate"] = candidate
+    if candidate in models and "xgb-pretrained" in models and tasks:  # the fair peer's
+        res["ratios_pretrained"] = _ratios(lat, [candidate], "xgb-pretrained", budgets, tasks)
     # what each model's search gained after the first budget: best at the first budget over
     # best at the last, geometric mean over tasks and seeds (1.0: nothing found after it)
     # and in the last round alone (XGBModel's first with a model: it scores at random until
