@@ -67,13 +67,19 @@ def _model_table(res: dict) -> list[str]:
     return lines
 
 
+def _mixed(res: dict) -> str:
+    """What the report's first line says of task-seeds whose paired runs are of two machines."""
+    mixed = res.get("mixed", [])
+    return f" (of more than one machine: {', '.join(mixed)})" if mixed else ""
+
+
 def render(res: dict, command: str, plot_name: str | None) -> str:
     if not res["tasks"]:
         return "No task has finished runs of every model yet.\n"
     budgets, models = res["budgets"], res["models"]
     lines = [
-        f"Command: `{command}`; {', '.join(res['machines'])}; runs of {', '.join(res['days'])}. "
-        f"{len(res['tasks'])} tasks, seeds per task: "
+        f"Command: `{command}`; {', '.join(res['machines'])}; runs of {', '.join(res['days'])}"
+        f"{_mixed(res)}. {len(res['tasks'])} tasks, seeds per task: "
         + ", ".join(sorted({str(len(s)) for s in res["seeds"].values()}))
         + ".",
         "",
@@ -146,7 +152,7 @@ def render_targets(res: dict, count: int, seeds: int, command: str) -> str:
     n_seeds = sorted({len(s) for s in res["seeds"].values()})
     lines = [
         f"{len(tasks)} of {count} tasks, seeds per task {'/'.join(map(str, n_seeds))} of {seeds}; "
-        f"{', '.join(res['machines'])}; runs of {', '.join(res['days'])}; "
+        f"{', '.join(res['machines'])}; runs of {', '.join(res['days'])}{_mixed(res)}; "
         f"`.venv/bin/{command}`.",
         "",
         "| target (geometric mean over tasks and seeds, 95% interval) | measured | verdict |",

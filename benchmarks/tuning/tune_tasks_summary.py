@@ -216,8 +216,17 @@ def summarize(runs: list[dict], trials: int, models=DEFAULT_MODELS, candidate: s
     res["gain_after_first"] = {m: gain(m, first) for m in models}
     res["gain_last_round"] = {m: gain(m, model_trials(m, trials) - PER_ROUND) for m in models}
     res.update(_costs(by, models, tasks, seeds))
-    res["machines"] = sorted({r["machine"] for r in runs})
-    res["days"] = sorted({r["day"] for r in runs})
+    counted = [by[t, m][s] for t in tasks for s in seeds[t] for m in models]
+    res["machines"] = sorted({r["machine"] for r in counted})
+    res["days"] = sorted({r["day"] for r in counted})
+    # a ratio is of runs of one machine: the task-seeds whose runs are of more than one
+    # (RandomModel's aside, whose older runs no target reads)
+    res["mixed"] = [
+        f"{t} seed {s}"
+        for t in tasks
+        for s in seeds[t]
+        if len({by[t, m][s]["machine"] for m in models if m != "random"}) > 1
+    ]
     res["curves"] = _curves(by, models, tasks, seeds, trials)
     return res
 

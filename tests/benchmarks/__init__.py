@@ -25,7 +25,9 @@ def script(name: str):
     return mod
 
 
-def task_run(runs: Path, task: str, model: str, seed: int, curve, weights="w1") -> None:
+def task_run(
+    runs: Path, task: str, model: str, seed: int, curve, weights="w1", machine="test CPU, 2 cores"
+) -> None:
     """A finished ``tune_tasks.py`` run of ``task``: its ``run.json`` with ``curve``."""
     out = runs / task / model / f"seed{seed}"
     out.mkdir(parents=True)
@@ -41,7 +43,7 @@ def task_run(runs: Path, task: str, model: str, seed: int, curve, weights="w1") 
         "tuning_seconds": 8.0,
         "cost_model_seconds": 0.8 if model == "gnn" else 0.4,
         "weights": weights if model.startswith("gnn") or model == "xgb-pretrained" else None,
-        "machine": "test CPU, 2 cores",
+        "machine": machine,
         "day": "2026-11-25",
     }
     (out / "run.json").write_text(json.dumps(run))

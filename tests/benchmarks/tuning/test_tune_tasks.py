@@ -147,6 +147,29 @@ def test_the_held_out_targets_are_read_for_the_candidate_gnn(tmp_path):
     assert report.read_section(doc, "tune-tasks-targets") is None
 
 
+def test_a_report_names_the_task_seeds_whose_paired_runs_are_of_two_machines(tmp_path):
+    """Every ratio should compare runs of one machine: a task-seed whose GNN and XGBModel runs
+    are of two is named in the report's first line and the targets'; RandomModel's older runs
+    are not held against it; the machines and days listed are those of the runs counted."""
+    bench = script("tune_tasks")
+    runs = tmp_path / "runs"
+    xgb = np.linspace(2.0, 1.0, 128)
+    for task in ("a", "b"):
+        task_run(runs, task, "xgb", 0, xgb, machine="CPU 1")
+        task_run(runs, task, "gnn", 0, 0.9 * xgb, machine="CPU 2" if task == "b" else "CPU 1")
+        task_run(runs, task, "random", 0, np.full(128, 3.0), machine="CPU 0")
+    task_run(runs, "c", "gnn", 0, xgb, machine="CPU 3")  # no partner: not counted
+    res = bench.summarize(bench.read_runs(runs, "w1"), 128)
+    assert res["mixed"] == ["b seed 0"] and res["machines"] == ["CPU 0", "CPU 1", "CPU 2"]
+    first = bench.render(res, "cmd", None).splitlines()[0]
+    assert "runs of 2026-11-25 (of more than one machine: b seed 0). 2 tasks" in first
+    targets = bench.render_targets(res, count=2, seeds=1, command="cmd").splitlines()[0]
+    assert "(of more than one machine: b seed 0);" in targets
+    alone = [r for r in bench.read_runs(runs, "w1") if r["task"] == "a"]
+    one = bench.summarize(alone, 128)
+    assert one["mixed"] == [] and "more than one" not in bench.render(one, "cmd", None)
+
+
 def test_tune_tasks_reports_an_opt_in_model_only_when_asked(tmp_path):
     """gnn+xgb runs of one task leave the default report's three tasks alone; asked for, the
     report holds the one task every model tuned; a gnn+xgb run of other weights is left out."""
