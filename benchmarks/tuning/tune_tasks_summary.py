@@ -143,6 +143,23 @@ def model_trials(model: str, trials: int) -> int:
     return min(trials, SHORT_RUNS.get(model, trials))
 
 
+def _provenance(by: dict, models, tasks, seeds) -> dict:
+    """The machines and days of the runs counted, and the task-seeds whose runs are of more
+    than one machine (a ratio should be of runs of one; RandomModel's older runs, which no
+    target reads, are not held against a task-seed)."""
+    counted = [by[t, m][s] for t in tasks for s in seeds[t] for m in models]
+    return {
+        "machines": sorted({r["machine"] for r in counted}),
+        "days": sorted({r["day"] for r in counted}),
+        "mixed": [
+            f"{t} seed {s}"
+            for t in tasks
+            for s in seeds[t]
+            if len({by[t, m][s]["machine"] for m in models if m != "random"}) > 1
+        ],
+    }
+
+
 def summarize(runs: list[dict], trials: int, models=DEFAULT_MODELS, candidate: str = "gnn") -> dict:
     """The benchmark's numbers from the runs of ``models`` of ``trials`` trials (tasks where
     every one of them has runs of the same seeds only), read at 32, 64, 128 and ``trials``
@@ -216,17 +233,7 @@ def summarize(runs: list[dict], trials: int, models=DEFAULT_MODELS, candidate: s
     res["gain_after_first"] = {m: gain(m, first) for m in models}
     res["gain_last_round"] = {m: gain(m, model_trials(m, trials) - PER_ROUND) for m in models}
     res.update(_costs(by, models, tasks, seeds))
-    counted = [by[t, m][s] for t in tasks for s in seeds[t] for m in models]
-    res["machines"] = sorted({r["machine"] for r in counted})
-    res["days"] = sorted({r["day"] for r in counted})
-    # a ratio is of runs of one machine: the task-seeds whose runs are of more than one
-    # (RandomModel's aside, whose older runs no target reads)
-    res["mixed"] = [
-        f"{t} seed {s}"
-        for t in tasks
-        for s in seeds[t]
-        if len({by[t, m][s]["machine"] for m in models if m != "random"}) > 1
-    ]
+    res.update(_provenance(by, models, tasks, seeds))
     res["curves"] = _curves(by, models, tasks, seeds, trials)
     return res
 
