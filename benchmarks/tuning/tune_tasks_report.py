@@ -69,7 +69,7 @@ def _model_table(res: dict) -> list[str]:
 
 def _mixed(res: dict) -> str:
     """What the report's first line says of task-seeds whose paired runs are of two machines."""
-    mixed = res.get("mixed", [])
+    mixed = res["mixed"]
     return f" (of more than one machine: {', '.join(mixed)})" if mixed else ""
 
 
