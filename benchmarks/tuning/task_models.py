@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tune_tasks_summary import (
+    DIVERSE_VARIANTS,
     EPS_VARIANTS,
     EXPLORE_VARIANTS,
     GNN_MODELS,
@@ -36,8 +37,8 @@ def cost_model_for(model: str, seed: int, checkpoint=None, data=None, digest: st
     ``xgb-pretrained`` (:func:`pretrained_xgb_cached`)."""
     if model == "xgb-pretrained":
         return pretrained_xgb_cached(seed, checkpoint, data, digest)
-    if model in EPS_VARIANTS:
-        return "gnn"  # the search differs: eps_greedy_of
+    if model in EPS_VARIANTS or model in DIVERSE_VARIANTS:
+        return "gnn"  # the search differs: eps_greedy_of, diverse_of
     if model in SEARCH_VARIANTS:
         from tvm_gnn.cost_models.gnn import GNNModel
 
@@ -60,6 +61,11 @@ def eps_greedy_of(model: str) -> float:
     from tvm_gnn.measure.runner import EPS_GREEDY
 
     return EPS_VARIANTS.get(model, EPS_GREEDY)
+
+
+def diverse_of(model: str) -> int:
+    """The width of ``model``'s diverse batch (:data:`DIVERSE_VARIANTS`; 0: the search's top)."""
+    return DIVERSE_VARIANTS.get(model, 0)
 
 
 def pretrained_xgb_cached(seed: int, checkpoint, data, digest: str, cache=None):

@@ -56,7 +56,7 @@ import time
 from pathlib import Path
 
 from search_table import WINDOW, render_search, search_rows
-from task_models import eps_greedy_of, logged_model
+from task_models import diverse_of, eps_greedy_of, logged_model
 from task_selection import DEV_QUOTAS, dev_networks, held_out_workloads, select_tasks
 from tune_tasks_report import plot, render, render_targets
 from tune_tasks_summary import (
@@ -118,6 +118,7 @@ def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -
             seed=seed,
             desc=f"{task['id']} {model} seed {seed}",
             eps_greedy=eps_greedy_of(model),
+            diverse=diverse_of(model),
         )
     wall = time.perf_counter() - start
     profile = {k: float(v) for k, v in profiler.get().items()}
@@ -136,6 +137,7 @@ def tune_one(args, task: dict, model: str, seed: int, runs: Path, digest: str) -
         "machine": f"{cpu_model()} ({cpu_identity()['llvm']}), {args.num_cores} cores",
         "day": time.strftime("%Y-%m-%d"),
         "eps_greedy": eps_greedy_of(model),
+        "diverse": diverse_of(model),
         "score_calls": logged.calls,  # [candidates, top tenth's drawing weight, share <= 0]
     }
     for f in DB_FILES:

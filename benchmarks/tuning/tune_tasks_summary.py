@@ -34,6 +34,7 @@ MODELS = (
     "gnn-eps-0.15",
     "gnn-eps-0.3",
     "gnn-eps-0.5",
+    "gnn-diverse",
     "xgb-pretrained",
 )
 #: the models tuned and reported unless ``--models`` says otherwise. Opt-in: ``gnn+xgb``, the GNN
@@ -49,7 +50,8 @@ MODELS = (
 #: scores get Gumbel noise at T x their spread (:data:`EXPLORE_VARIANTS`); ``gnn-calibrated``,
 #: ``gnn-novelty`` and ``gnn-adaptive``, the package's names of issue 85's options, and
 #: ``gnn-novelty-W`` (:data:`SEARCH_VARIANTS`) and ``gnn-eps-E`` (:data:`EPS_VARIANTS`), their
-#: weights and MetaSchedule's ``eps_greedy`` under test; ``xgb-pretrained``,
+#: weights and MetaSchedule's ``eps_greedy`` under test; ``gnn-diverse``, the shipped GNN whose
+#: search's batch is chosen for diversity (:data:`DIVERSE_VARIANTS`); ``xgb-pretrained``,
 #: XGBModel first trained on the records the GNN weights trained on (the fair peer)
 DEFAULT_MODELS = ("gnn", "xgb", "random")
 #: each task set's default models and trials: the held-out test is issue 73's, 256 trials with
@@ -87,6 +89,9 @@ SEARCH_VARIANTS = {
 }
 #: issue 85's baseline: the shipped GNN, its search's ``eps_greedy`` (MetaSchedule's 0.05) raised
 EPS_VARIANTS = {"gnn-eps-0.15": 0.15, "gnn-eps-0.3": 0.3, "gnn-eps-0.5": 0.5}
+#: issue 85's option (c): the shipped GNN, each round's batch the best-scored program of each
+#: k-means cluster of W x the batch proposals (``tune_tir(diverse=W)``, tvm_gnn.tune.diverse)
+DIVERSE_VARIANTS = {"gnn-diverse": 4}
 
 
 # -- statistics ---------------------------------------------------------------------------------

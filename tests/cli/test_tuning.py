@@ -19,8 +19,11 @@ NO_GPU = pytest.mark.skipif(tvm.cuda(0).exist, reason="a CUDA device is present:
         # a GPU tag, not "cuda": "cuda" reads its limits from a GPU, and CI has none
         (["--network", "tiny_cnn", "--target", "nvidia/nvidia-h100", "--cache-flush"],
          "--cache-flush flushes the CPU cache"),
+        (["--network", "tiny_cnn", "--cost-model", "xgb", "--diverse", "4"],
+         "--diverse clusters the GNN's embeddings; xgb has none"),
     ],
-    ids=["unknown-network", "budget-beyond-trials", "cuda-without-gpu", "cache-flush-on-gpu"],
+    ids=["unknown-network", "budget-beyond-trials", "cuda-without-gpu", "cache-flush-on-gpu",
+         "diverse-without-gnn"],
 )  # fmt: skip
 def test_a_usage_error_is_one_line_and_exit_2(capsys, args, says):
     code = main(["tune", *args])

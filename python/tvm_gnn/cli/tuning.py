@@ -15,6 +15,7 @@ from .common import (
     check_output_folder,
     input_file,
     input_folder,
+    int_in,
     output_folder,
     positive_int,
     seed_int,
@@ -31,6 +32,8 @@ DEMO_LOG = "tvm-gnn-demo.log"
 DEMO_TRIALS = 32
 DEMO_SEEDS = 2
 DEMO_POPULATION = 128
+#: --diverse's largest width: proposals per place in a round's batch
+MAX_WIDEN = 16
 
 
 def cmd_demo(args) -> int:
@@ -74,6 +77,7 @@ def cmd_demo(args) -> int:
                     checkpoint=args.checkpoint if kind.startswith("gnn") else None,
                     population=args.population,
                     eps_greedy=args.eps_greedy,
+                    diverse=args.diverse if kind.startswith("gnn") else 0,
                 )
             best[kind, seed] = progress.best
             seconds[kind] += time.perf_counter() - start
@@ -131,6 +135,8 @@ def cmd_tune(args) -> int:
     bad = [b for b in args.budgets or [] if b > args.trials]
     if bad:
         raise UsageError(f"--budgets {bad} exceed --trials {args.trials}")
+    if args.diverse and not args.cost_model.startswith("gnn"):
+        raise UsageError(f"--diverse clusters the GNN's embeddings; {args.cost_model} has none")
     if args.cost_model == "xgb-pretrained" and not Path(args.data).is_dir():
         raise UsageError(f"xgb-pretrained trains on the dataset, and {args.data} is not a folder")
     work_dir = args.work_dir or f"tune_runs/{args.network}-{args.cost_model}-{args.trials}"
@@ -160,6 +166,7 @@ def _tune(args, target, work_dir) -> int:
                 trials_per_iter=args.trials_per_iter,
                 population=args.population,
                 eps_greedy=args.eps_greedy,
+                diverse=args.diverse,
                 cache_flush=args.cache_flush,
                 repeats=args.repeats,
                 progress=not args.quiet,
@@ -326,6 +333,15 @@ def _population_option(p, default: int = SEARCH_POPULATION) -> None:
         default=EPS_GREEDY,
         help="share of each round's measured candidates the search draws at random from its "
         f"unmeasured population instead of its best-scored (default: MetaSchedule's {EPS_GREEDY})",
+    )
+    p.add_argument(
+        "--diverse",
+        type=int_in(0, MAX_WIDEN, what=f"a width from 0 to {MAX_WIDEN}"),
+        default=0,
+        metavar="W",
+        help="choose each round's batch for diversity: the best-scored program of each k-means "
+        "cluster, in the GNN's embedding space, of W x the batch best-scored proposals (GNN "
+        "models only; the benchmark's gnn-diverse is W=4; default 0: the search's top)",
     )
 
 

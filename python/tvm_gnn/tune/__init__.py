@@ -6,8 +6,13 @@ as it stood at smaller budgets (:mod:`~.budgets`) and its best kernels timed aga
 """
 
 #: MetaSchedule profiler scopes where the cost model spends tuning time: scoring candidates in
-#: the evolutionary search, and learning from the measured ones.
-COST_MODEL_SCOPES = ("EvoSearch/Evolve/PredictNormalizedScore", "MeasureCallback/UpdateCostModel")
+#: the evolutionary search, embedding its proposals for a diverse batch (:mod:`~.diverse`), and
+#: learning from the measured ones.
+COST_MODEL_SCOPES = (
+    "EvoSearch/Evolve/PredictNormalizedScore",
+    "DiverseSearch/Embed",
+    "MeasureCallback/UpdateCostModel",
+)
 
 
 def cost_model_seconds(profile: dict) -> float:

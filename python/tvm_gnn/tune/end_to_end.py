@@ -2,12 +2,11 @@
 """``tvm-gnn tune``: tune a whole network with MetaSchedule, compile it, check it, time it.
 
 The network comes from its PyTorch definition through Relax (:mod:`tvm_gnn.measure.networks`);
-the task
-scheduler splits the trial budget over its tasks; the tuned network is compiled with the database,
-its output is compared with PyTorch's (a mismatch is an error), and its end-to-end latency is the
-median of repeated runs. The JSON log records, after every measured batch, the task scheduler's
-estimate of end-to-end latency (sum over tasks of weight x best latency so far) by trials and by
-wall-clock time, and MetaSchedule's profile of where tuning time went.
+the task scheduler splits the trial budget over its tasks; the tuned network is compiled with the
+database, its output is compared with PyTorch's (a mismatch is an error), and its end-to-end
+latency is the median of repeated runs. The JSON log records, after every measured batch, the
+task scheduler's estimate of end-to-end latency (sum over tasks of weight x best latency so far)
+by trials and by wall-clock time, and MetaSchedule's profile of where tuning time went.
 """
 
 from __future__ import annotations
@@ -35,7 +34,7 @@ from ..measure.runner import COLD_MEASURE, EPS_GREEDY, SEARCH_POPULATION, make_r
 from ..nn.checkpoint import read_info
 from ..resources import PRETRAINED
 from .compile import COMPILE_VERSION, compile_check_time
-from .workload import metaschedule_console_level, metaschedule_logger_ready
+from .workload import metaschedule_console_level, metaschedule_logger_ready, search_strategy
 
 logger = logging.getLogger(__name__)
 
@@ -114,9 +113,7 @@ RUN_FILES = (
 
 def set_aside_previous_run(work_dir: Path) -> Path | None:
     """Move a previous (finished or killed) run's files out of the way; nothing is deleted.
-
-    Returns the folder they went to, or None if ``work_dir`` held no run.
-    """
+    Returns the folder they went to, or None if ``work_dir`` held no run."""
     found = [work_dir / n for n in RUN_FILES if (work_dir / n).exists()]
     if not found:
         return None
@@ -154,11 +151,12 @@ class TuneSettings:
     ``replay-trace`` (random sampling, no search: quick checks); ``population`` is the
     evolutionary search's population (:data:`~tvm_gnn.measure.runner.SEARCH_POPULATION` by default;
     smaller searches faster and worse: tests and smoke runs; ``None`` in the log of a
-    ``replay-trace`` run, which has none), ``eps_greedy`` its share of random picks.
-    ``cache_flush`` times every candidate cold, the CPU cache flushed before each of
-    :data:`COLD_MEASURE`'s runs, instead of MetaSchedule's warm default, closer to how a kernel
-    runs inside the network (:mod:`tvm_gnn.tune.remeasure`). ``repeats`` end-to-end runs time
-    the compiled network, whose output must be allclose (``rtol``, ``atol``) to PyTorch's.
+    ``replay-trace`` run, which has none), ``eps_greedy`` its share of random picks, ``diverse``
+    the width of a batch chosen for diversity (GNN models; :mod:`.diverse`). ``cache_flush``
+    times every candidate cold, the CPU cache flushed before each of :data:`COLD_MEASURE`'s runs,
+    instead of MetaSchedule's warm default, closer to how a kernel runs inside the network
+    (:mod:`tvm_gnn.tune.remeasure`). ``repeats`` end-to-end runs time the compiled network,
+    whose output must be allclose (``rtol``, ``atol``) to PyTorch's.
     """
 
     seed: int = 0
@@ -166,6 +164,7 @@ class TuneSettings:
     strategy: str = "evolutionary"
     population: int | None = SEARCH_POPULATION
     eps_greedy: float = EPS_GREEDY
+    diverse: int = 0
     cache_flush: bool = False
     repeats: int = 10
     rtol: float = 1e-3
@@ -187,8 +186,7 @@ def tune_network(
     """Tune, compile, check and time one network; write ``work_dir/tune_log.json``.
 
     ``settings`` (:class:`TuneSettings`) says how it searches, checks and times; ``checkpoint`` is
-    the GNN's weights (the shipped ones by default) and ``data`` the dataset that
-    ``xgb-pretrained`` trains on.
+    the GNN's weights (the shipped ones by default), ``data`` what ``xgb-pretrained`` trains on.
 
     Every run starts from an empty database: files an earlier run left in ``work_dir`` are moved
     to ``work_dir/previous-<time>/`` (:func:`set_aside_previous_run`).
@@ -248,6 +246,7 @@ def tune_network(
         "strategy": st.strategy,
         "population": population,
         "eps_greedy": st.eps_greedy if population is not None else None,
+        "diverse": st.diverse if population is not None else None,
         "untuned": untuned,
         "weights": gnn_weights,
     }
@@ -261,11 +260,9 @@ def _tune_relax(mod, target, work_dir: Path, cost_model, curve, trials: int, st:
     scope. A disk that filled while recording raises its :class:`~tvm_gnn.errors.DiskFullError`."""
     from tvm.s_tir import meta_schedule as ms
 
-    search = st.strategy
+    search = st.strategy  # replay-trace has no population
     if population is not None:
-        search = ms.search_strategy.EvolutionarySearch(
-            population_size=population, eps_greedy=st.eps_greedy
-        )
+        search = search_strategy(cost_model, population, st.eps_greedy, st.diverse, st.seed)
     metaschedule_console_level()
     builder = make_builder()
     with ms.Profiler() as profiler, metaschedule_logger_ready():
@@ -302,6 +299,7 @@ def _write_log(work_dir: Path, result: TuneResult, run: dict, curve, profile: di
         "strategy": run["strategy"],
         "population": run["population"],
         "eps_greedy": run["eps_greedy"],
+        "diverse": run["diverse"],
         "failed_trials": curve.errors,
         "untuned_functions": run["untuned"],
         "curve": curve.curve,

@@ -97,6 +97,7 @@ def tune_tir(
     checkpoint=None,
     population: int = SEARCH_POPULATION,
     eps_greedy: float = EPS_GREEDY,
+    diverse: int = 0,
 ):
     """Tune one TIR program with MetaSchedule.
 
@@ -120,6 +121,9 @@ def tune_tir(
     eps_greedy : float
         The share of each round's picks the search draws at random from its unmeasured initial
         population instead of taking the best-scored (MetaSchedule's default, 0.05).
+    diverse : int
+        W >= 1: each round's batch is chosen for diversity among W x its size of proposals
+        (:class:`tvm_gnn.tune.diverse.DiverseSearch`; GNN models); 0 (default): the search's top.
     builder : Builder, optional
         Defaults to :func:`tvm_gnn.measure.builder.make_builder` (TVM's default times out on
         small machines).
@@ -150,12 +154,25 @@ def tune_tir(
                     callback,
                 ],
                 seed=seed,
-                strategy=ms.search_strategy.EvolutionarySearch(
-                    population_size=population, eps_greedy=eps_greedy
-                ),
+                strategy=search_strategy(model, population, eps_greedy, diverse, seed),
             )
     finally:
         callback.close()
         if own is not None:
             own.close()
     return db, callback
+
+
+def search_strategy(model, population: int, eps_greedy: float, diverse: int = 0, seed: int = 0):
+    """MetaSchedule's evolutionary search, or with ``diverse`` >= 1 the diversity-aware choice of
+    its batch around it (:class:`tvm_gnn.tune.diverse.DiverseSearch`, which embeds with
+    ``model``'s GNN)."""
+    if not diverse:
+        return ms.search_strategy.EvolutionarySearch(
+            population_size=population, eps_greedy=eps_greedy
+        )
+    from .diverse import DiverseSearch
+
+    return DiverseSearch(
+        model, widen=diverse, population=population, eps_greedy=eps_greedy, seed=seed
+    )
