@@ -4,8 +4,8 @@
 The GNN-guided evolutionary search measures near-copies of its favourites: the round's batch is
 the top of one heap of scores, and the best-scored programs of a round are mostly mutations of
 one another. :class:`DiverseSearch` wraps MetaSchedule's ``EvolutionarySearch``: the search
-proposes ``widen`` x the batch (its own top and its random share, as it would for a batch that
-large), the GNN embeds them (the readout before its head), k-means splits the embeddings into as
+proposes ``widen`` x the batch (its top, and as many random picks as it would measure in a plain
+round), the GNN embeds them (the readout before its head), k-means splits the embeddings into as
 many clusters as the batch has places, and the batch is the best-scored program of each
 cluster (representatives of clusters of the search's top candidates, Chameleon's idea of
 adaptive sampling). The round's best-scored program is always measured; its near-copies give
@@ -84,7 +84,8 @@ class DiverseSearch(PySearchStrategy):
     widen : int
         Proposals per place in the batch (:data:`WIDEN`); 1 is the plain evolutionary search.
     population, eps_greedy : int, float
-        ``EvolutionarySearch``'s (its random share applies to the proposals).
+        ``EvolutionarySearch``'s; the proposals hold as many random picks as a plain search's
+        batch would.
     seed : int
         Seeds the k-means of each round.
     """
@@ -102,19 +103,24 @@ class DiverseSearch(PySearchStrategy):
             raise ValueError(f"widen is a whole number >= 1, got {widen!r}")
         self.gnn, self.widen, self.seed = gnn_of(gnn), widen, seed
         self.population, self.eps_greedy = population, eps_greedy
-        self.inner = ms.search_strategy.EvolutionarySearch(
-            population_size=population, eps_greedy=eps_greedy
-        )
+        self.inner = None  # pre_tuning makes it: its random share depends on the batch
         self.context = None
         self.max_trials = self.per_iter = self.done = self.rounds = 0
 
     def _initialize_with_tune_context(self, context) -> None:
         self.context = context
-        self.inner._initialize_with_tune_context(context)
 
     def pre_tuning(self, max_trials, num_trials_per_iter, design_spaces, database, cost_model):
         self.max_trials, self.per_iter, self.done = max_trials, num_trials_per_iter, 0
         wide = num_trials_per_iter * self.widen
+        # as many random proposals as the plain search would measure in a round (MetaSchedule
+        # takes int(batch x eps_greedy) of them: none of 16 at 0.05), so that the batch differs
+        # from the plain search's by the diverse choice alone
+        randoms = int(num_trials_per_iter * self.eps_greedy)
+        self.inner = ms.search_strategy.EvolutionarySearch(
+            population_size=self.population, eps_greedy=(randoms + 0.5) / wide
+        )
+        self.inner._initialize_with_tune_context(self.context)
         # the search stops at its own max_trials, counted in measured programs: with room for a
         # last full proposal, this wrapper's count is what ends the run
         self.inner.pre_tuning(max_trials + wide, wide, design_spaces, database, cost_model)
