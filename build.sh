@@ -61,9 +61,9 @@ setup() {
     # torch first and alone, from the local wheel store when there is one. torchvision (the
     # standard network definitions) needs its matching torch; see docs/dataset.md.
     "${pip[@]}" torch torchvision
-    "${pip[@]}" --no-build-isolation -e ".[test]"
+    "${pip[@]}" --no-build-isolation -e ".[test,gp]"
     "$VENV/bin/python" -c \
-        "import tvm_gnn.featurize._walk, tvm_gnn.featurize._stores, tvm, torch_geometric, fasttext, xgboost" \
+        "import tvm_gnn.featurize._walk, tvm_gnn.featurize._stores, tvm, torch_geometric, fasttext, xgboost, gpytorch" \
         || { echo "build.sh: setup finished but imports fail" >&2; exit 1; }
     echo "$want" >"$STAMP"
     echo "==> setup done"

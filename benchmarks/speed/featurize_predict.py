@@ -126,7 +126,7 @@ def timings(args, cores: int):
 
 
 #: issue 85's search options, by their ``tvm-gnn tune`` names
-SEARCH_OPTIONS = ("gnn-calibrated", "gnn-novelty", "gnn-adaptive")
+SEARCH_OPTIONS = ("gnn-calibrated", "gnn-novelty", "gnn-adaptive", "gnn-gp")
 SEARCH_ROW = "GNNModel.predict as `{name}` (after 64 measurements)"
 
 

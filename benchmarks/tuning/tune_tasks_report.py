@@ -224,6 +224,7 @@ def plot(res: dict, path: Path) -> None:
         "gnn-calibrated": "GNNModel, calibrated scores",
         "gnn-novelty": "GNNModel, calibrated, novelty bonus",
         "gnn-adaptive": "GNNModel, calibrated, adaptive novelty",
+        "gnn-gp": "GNNModel, calibrated, GP upper confidence bound",
         **{f"gnn-eps-{e}": f"GNNModel, eps_greedy {e}" for e in (0.15, 0.3, 0.5)},
         "xgb-pretrained": "XGBModel, pretrained",
     }

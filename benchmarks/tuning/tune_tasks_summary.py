@@ -29,6 +29,7 @@ MODELS = (
     "gnn-calibrated",
     "gnn-novelty",
     "gnn-adaptive",
+    "gnn-gp",
     "gnn-novelty-0.5",
     "gnn-novelty-2",
     "gnn-eps-0.15",
@@ -48,7 +49,7 @@ MODELS = (
 #: features that learns during the search (draft then verify); ``gnn+native-all``, the GNN
 #: blended with that XGBoost over every candidate; ``gnn-explore-T``, the GNN whose
 #: scores get Gumbel noise at T x their spread (:data:`EXPLORE_VARIANTS`); ``gnn-calibrated``,
-#: ``gnn-novelty`` and ``gnn-adaptive``, the package's names of issue 85's options, and
+#: ``gnn-novelty``, ``gnn-adaptive`` and ``gnn-gp``, the package's names of issue 85's options, and
 #: ``gnn-novelty-W`` (:data:`SEARCH_VARIANTS`) and ``gnn-eps-E`` (:data:`EPS_VARIANTS`), their
 #: weights and MetaSchedule's ``eps_greedy`` under test; ``gnn-diverse``, the shipped GNN whose
 #: search's batch is chosen for diversity (:data:`DIVERSE_VARIANTS`); ``xgb-pretrained``,

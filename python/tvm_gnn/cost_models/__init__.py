@@ -20,6 +20,7 @@ COST_MODELS = (
     "gnn-calibrated",
     "gnn-novelty",
     "gnn-adaptive",
+    "gnn-gp",
 )
 
 

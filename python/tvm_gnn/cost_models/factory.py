@@ -20,6 +20,7 @@ GNN_KINDS = {
     "gnn-calibrated": {"calibrated": True},
     "gnn-novelty": {"calibrated": True, "novelty": 1.0},
     "gnn-adaptive": {"calibrated": True, "novelty": 1.0, "adaptive": True},
+    "gnn-gp": {"calibrated": True, "gp": 1.0},
 }
 
 
@@ -42,7 +43,9 @@ def make_cost_model(
     throughput (``calibrated=True``); ``gnn-novelty``: that, with a bonus for candidates far in
     the GNN's embedding space from what the run measured (``novelty=1``, :mod:`.novelty`);
     ``gnn-adaptive``: that, its weight set each round by how well the model ranked the last
-    batch (``adaptive=True``).
+    batch (``adaptive=True``); ``gnn-gp``: the calibrated GNN as the prior mean of a Gaussian
+    process on its embeddings fitted on the run's measurements, scoring the upper confidence
+    bound one standard deviation up (``gp=1``, :mod:`.gp`).
     """
     if not isinstance(kind, str):
         return kind

@@ -44,6 +44,7 @@ from ..nn.training import TrainConfig, fit, fit_head
 from ..resources import PRETRAINED
 from .calibration import calibration_of, prior_of
 from .ensemble import BlendScale, load_partner, make_partner, partner_ready, with_partner
+from .gp import GPExplorer, measured_rows
 from .novelty import Novelty
 from .online import (  # noqa: F401 - the recipes are GNNModel's API, defined with the update
     HEAD_STEPS,
@@ -108,10 +109,11 @@ class GNNModel(PyCostModel):
     calibrated : bool
         Return predicted normalized throughput (:mod:`.calibration`) instead of the raw ranking
         score (default). Needs weights with a calibration; not with ``ensemble``.
-    novelty, adaptive : float, bool
+    novelty, adaptive, gp : float, bool, float
         A bonus for candidates far, in the GNN's embedding space, from the workload's measured
         programs, of weight ``novelty`` (0, default: none), with ``adaptive`` set each round by
-        how well the model ranked the last batch (:mod:`.novelty`).
+        how well the model ranked the last batch (:mod:`.novelty`); or, ``gp`` > 0, the upper
+        confidence bound (``gp`` standard deviations) of a GP on those embeddings (:mod:`.gp`).
     """
 
     def __init__(
@@ -132,6 +134,7 @@ class GNNModel(PyCostModel):
         calibrated: bool = False,
         novelty: float = 0.0,
         adaptive: bool = False,
+        gp: float = 0.0,
     ):
         super().__init__()
         if online not in ONLINE_MODES:
@@ -164,6 +167,7 @@ class GNNModel(PyCostModel):
             self.model = default_gnn(embedding)
             self.featurizer = featurizer or FeaturizerConfig()
         self.calibration = calibration_of(self.prior_slope, calibrated, ensemble)
+        self.gp = GPExplorer.of(gp, calibrated, seed)
         if getattr(self.partner, "gnn", False) is None:  # ensemble="readout": the start's GNN
             self.partner.bind(self.model, self.featurizer)
 
@@ -226,10 +230,9 @@ class GNNModel(PyCostModel):
         if not candidates:
             return
         self._reference.reset()
-        if self.calibration is not None:
-            self.calibration.reset()
-        if self.novelty is not None:
-            self.novelty.reset()
+        for part in (self.calibration, self.novelty, self.gp):
+            if part is not None:  # each refits or re-references at the round's first call
+                part.reset()
         if self.partner is not None:
             self.partner.update(context, candidates, results)
             self._blend.reset()
@@ -310,7 +313,7 @@ class GNNModel(PyCostModel):
             self.featurizer,
             self.predict_batch_size,
             self._set_mean(key),
-            embeddings=self.novelty is not None,
+            embeddings=self.novelty is not None or self.gp is not None,
         )
         if errors:
             logger.warning(
@@ -332,6 +335,9 @@ class GNNModel(PyCostModel):
         if self.calibration is not None:
             measured = partial(rescored, self.model, self.data.get(key), self._set_mean(key))
             scores = self.calibration.scores(key, scores, measured)
+        if self.gp is not None:
+            args = (self.model, key, self.data.get(key), self._readouts, measured, self.calibration)
+            scores = self.gp.scores(key, scores, emb[0], partial(measured_rows, *args))
         return np.where(np.isnan(scores), FAILED_SCORE, scores)
 
     def _set_mean(self, key: str):
