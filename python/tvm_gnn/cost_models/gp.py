@@ -111,6 +111,7 @@ class GPExplorer:
             raise ValueError(f"the GP's UCB weight must be a finite number >= 0, got {beta!r}")
         self.beta, self.seed = float(beta), seed
         self._fits: dict[str, Posterior | None] = {}
+        self.fitted = 0  # GPs fitted so far (one a workload a round)
 
     @classmethod
     def of(cls, beta: float, calibrated: bool, seed: int = 0):
@@ -143,6 +144,7 @@ class GPExplorer:
             y = np.log(costs[ok].min() / costs[ok])
             try:
                 self._fits[key] = Posterior.fit(emb[torch.from_numpy(ok)], y - prior[ok], self.seed)
+                self.fitted += 1
             except Exception as err:  # a GP that cannot be fitted leaves the prior's scores
                 logger.warning("GNNModel: the GP of workload %s was not fitted: %s", key, err)
         return self._fits[key]
