@@ -68,6 +68,10 @@ def test_too_few_programs_or_a_failed_fit_leave_the_prior(monkeypatch, caplog):
     with caplog.at_level(logging.WARNING, logger="tvm_gnn.cost_models.gp"):
         out = GPExplorer(1.0).scores("w", calibrated, cands, lambda: (x, prior, costs))
     assert out is calibrated and "not positive definite" in caplog.text
+    monkeypatch.setattr(gp.Posterior, "fit", lambda *a: broken)  # fits, then cannot score
+    with caplog.at_level(logging.WARNING, logger="tvm_gnn.cost_models.gp"):
+        out = GPExplorer(1.0).scores("w", calibrated, cands, lambda: (x, prior, costs))
+    assert out is calibrated and "did not score" in caplog.text
 
 
 def test_the_options_are_checked():

@@ -156,9 +156,13 @@ class GPExplorer:
         ok = np.isfinite(calibrated) & (calibrated > 0)
         if post is None or not ok.any():
             return calibrated
-        mu, sd = post(emb[torch.from_numpy(ok)])
+        try:
+            mu, sd = post(emb[torch.from_numpy(ok)])
+        except Exception as err:  # the prior's scores: a search never stops on its GP
+            logger.warning("GNNModel: the GP of workload %s did not score: %s", key, err)
+            return calibrated
         out = calibrated.copy()
-        log = np.log(calibrated[ok]) + mu + self.beta * sd
+        log = np.log(calibrated[ok]) + np.nan_to_num(mu + self.beta * sd)  # NaN: the prior
         out[ok] = np.exp(np.clip(log, -EXPONENT, EXPONENT))
         return out
 
