@@ -335,9 +335,10 @@ class GNNModel(PyCostModel):
         if self.calibration is not None:
             measured = partial(rescored, self.model, self.data.get(key), self._set_mean(key))
             scores = self.calibration.scores(key, scores, measured)
-        if self.gp is not None:
-            args = (self.model, key, self.data.get(key), self._readouts, measured, self.calibration)
-            scores = self.gp.scores(key, scores, emb[0], partial(measured_rows, *args))
+        if self.gp is not None:  # its rows: the cached embeddings, rescored and calibrated
+            calibrate = partial(self.calibration.scores, key, measured=measured)
+            rows = (self.model, key, self.data.get(key), self._readouts, self._set_mean(key))
+            scores = self.gp.scores(key, scores, emb[0], partial(measured_rows, *rows, calibrate))
         return np.where(np.isnan(scores), FAILED_SCORE, scores)
 
     def _set_mean(self, key: str):

@@ -28,6 +28,7 @@ import torch
 from ..costs import FAILED_COST
 from .calibration import EXPONENT
 from .online import measured_readouts
+from .scoring import rescored
 
 logger = logging.getLogger(__name__)
 
@@ -63,11 +64,16 @@ def _exact_gp(x: torch.Tensor, y: torch.Tensor, lengthscale: float):
     return model, likelihood
 
 
+def _plain(x: torch.Tensor) -> torch.Tensor:
+    """``x`` as a float64 tensor outside any inference mode or graph (GPyTorch takes grads)."""
+    return torch.from_numpy(x.detach().double().numpy().copy())
+
+
 class Posterior:
     """A fitted GP on one workload's residuals (standardized by ``scale``)."""
 
-    def __init__(self, model, likelihood, scale: float):
-        self.model, self.likelihood, self.scale = model, likelihood, scale
+    def __init__(self, model, scale: float):
+        self.model, self.scale = model, scale
 
     @classmethod
     def fit(cls, x: torch.Tensor, residuals: np.ndarray, seed: int = 0) -> Posterior:
@@ -76,7 +82,7 @@ class Posterior:
 
         scale = float(residuals.std()) or 1.0
         y = torch.from_numpy(residuals / scale).double()
-        x = torch.from_numpy(x.detach().double().numpy().copy())  # a plain tensor: it gets grads
+        x = _plain(x)
         lengthscale = float(torch.pdist(x).median()) or 1.0
         with torch.random.fork_rng():
             torch.manual_seed(seed)
@@ -90,7 +96,7 @@ class Posterior:
                 loss.backward()
                 opt.step()
         model.eval(), likelihood.eval()
-        return cls(model, likelihood, scale)
+        return cls(model, scale)
 
     def __call__(self, x: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and standard deviation of the residual (latent, without the noise)
@@ -98,7 +104,7 @@ class Posterior:
         import gpytorch
 
         with torch.no_grad(), gpytorch.settings.fast_pred_var():
-            f = self.model(torch.from_numpy(x.detach().double().numpy().copy()))
+            f = self.model(_plain(x))
             mu, sd = f.mean.numpy(), f.variance.clamp_min(0).sqrt().numpy()
         return mu * self.scale, sd * self.scale
 
@@ -167,14 +173,15 @@ class GPExplorer:
         return out
 
 
-def measured_rows(model, key: str, data, cache: dict, measured, calibration):
+def measured_rows(model, key: str, data, cache: dict, set_mean, calibrate):
     """What :meth:`GPExplorer.posterior` fits on: ``(embeddings, calibrated log prediction,
     costs)`` of workload ``key``'s measured programs ``data`` (``(graphs, costs)``, None: none)
-    under GNN ``model`` (embeddings kept in ``cache``, :func:`.online.measured_readouts`);
-    ``measured()`` gives their raw scores, as ``calibration`` refits from them."""
-    got = measured()
-    if data is None or got is None:
+    under GNN ``model``. The embeddings are kept in ``cache`` (:func:`.online.measured_readouts`:
+    a round computes only its new programs'), rescored from there against ``set_mean``
+    (:func:`.scoring.rescored`), and ``calibrate`` maps raw scores to predicted throughput."""
+    if data is None:
         return None
     emb = measured_readouts(model, key, data[0], cache)
+    raw, costs = rescored(model, data, set_mean, readout=emb)
     with np.errstate(divide="ignore"):
-        return emb, np.log(calibration.scores(key, got[0], measured)), np.asarray(got[1], float)
+        return emb, np.log(calibrate(raw)), np.asarray(costs, float)

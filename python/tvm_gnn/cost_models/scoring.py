@@ -80,16 +80,17 @@ def predict_chunks(model: GNN, candidates, featurizer, chunk: int, set_mean=None
     return scores, errors, emb
 
 
-def rescored(model: GNN, measured, set_mean=None):
+def rescored(model: GNN, measured, set_mean=None, readout=None):
     """``(raw scores, costs)`` of one workload's ``measured`` ``(graphs, costs)`` (None: None)
     under ``model`` as it is now, against the reference ``set_mean(readouts)`` gives a model that
-    compares candidates (as :func:`predict_candidates` scores the round's candidates)."""
+    compares candidates (as :func:`predict_candidates` scores the round's candidates);
+    ``readout``: the graphs' embeddings under ``model``, where the caller has them."""
     from ..nn.training import readouts
 
     if measured is None:
         return None
     graphs, costs = measured
-    readout = readouts(model, graphs)
+    readout = readouts(model, graphs) if readout is None else readout
     mean = set_mean(readout) if set_mean is not None else None
     with torch.inference_mode():
         return model.score(readout, set_mean=mean).numpy().astype(np.float64), costs
