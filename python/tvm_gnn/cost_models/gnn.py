@@ -54,10 +54,11 @@ from .online import (  # noqa: F401 - the recipes are GNNModel's API, defined wi
     REFIT_TRAIN,
     head_rows,
     held_back,
+    measured_scores,
     online_data,
     training_graphs,
 )
-from .scoring import RoundReference, explored, predict_candidates, rescored, spread
+from .scoring import RoundReference, explored, predict_candidates, spread
 
 logger = logging.getLogger(__name__)
 
@@ -69,8 +70,7 @@ class GNNModel(PyCostModel):
     Parameters
     ----------
     checkpoint : str or Path, optional
-        Start from these trained weights (see :mod:`tvm_gnn.nn.checkpoint`) instead of the shipped
-        ones.
+        Start from these trained weights (:mod:`tvm_gnn.nn.checkpoint`) instead of the shipped ones.
     pretrained : bool
         Without ``checkpoint``: start from the shipped weights (:data:`PRETRAINED`, default), or
         from scratch (``False``), scoring randomly until ``num_warmup_samples`` measurements.
@@ -333,11 +333,11 @@ class GNNModel(PyCostModel):
             measured = self.data.get(key)
             scores = self.novelty.bonus(self.model, key, scores, emb[0], measured, self._readouts)
         if self.calibration is not None:
-            measured = partial(rescored, self.model, self.data.get(key), self._set_mean(key))
+            rows = (self.model, key, self.data.get(key), self._readouts, self._set_mean(key))
+            measured = partial(measured_scores, *rows)
             scores = self.calibration.scores(key, scores, measured)
         if self.gp is not None:  # its rows: the cached embeddings, rescored and calibrated
             calibrate = partial(self.calibration.scores, key, measured=measured)
-            rows = (self.model, key, self.data.get(key), self._readouts, self._set_mean(key))
             scores = self.gp.scores(key, scores, emb[0], partial(measured_rows, *rows, calibrate))
         return np.where(np.isnan(scores), FAILED_SCORE, scores)
 

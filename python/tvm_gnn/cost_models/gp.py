@@ -27,8 +27,7 @@ import torch
 
 from ..costs import FAILED_COST
 from .calibration import EXPONENT
-from .online import measured_readouts
-from .scoring import rescored
+from .online import measured_scores
 
 logger = logging.getLogger(__name__)
 
@@ -176,12 +175,11 @@ class GPExplorer:
 def measured_rows(model, key: str, data, cache: dict, set_mean, calibrate):
     """What :meth:`GPExplorer.posterior` fits on: ``(embeddings, calibrated log prediction,
     costs)`` of workload ``key``'s measured programs ``data`` (``(graphs, costs)``, None: none)
-    under GNN ``model``. The embeddings are kept in ``cache`` (:func:`.online.measured_readouts`:
-    a round computes only its new programs'), rescored from there against ``set_mean``
-    (:func:`.scoring.rescored`), and ``calibrate`` maps raw scores to predicted throughput."""
+    under GNN ``model``. The embeddings are kept in ``cache`` (:func:`.online.measured_scores`:
+    a round computes only its new programs'), rescored from there against ``set_mean``, and
+    ``calibrate`` maps raw scores to predicted throughput."""
     if data is None:
         return None
-    emb = measured_readouts(model, key, data[0], cache)
-    raw, costs = rescored(model, data, set_mean, readout=emb)
+    raw, costs = measured_scores(model, key, data, cache, set_mean)
     with np.errstate(divide="ignore"):
-        return emb, np.log(calibrate(raw)), np.asarray(costs, float)
+        return cache.get(key), np.log(calibrate(raw)), np.asarray(costs, float)

@@ -17,6 +17,7 @@ from ..errors import CheckpointError
 from ..nn.batch import unpack_graphs
 from ..nn.schema import NUM_FEATURES
 from ..nn.training import TrainConfig, readouts
+from .scoring import rescored
 
 #: A trained model retrains online only after at least this many new measurements: a pretrained
 #: model would otherwise retrain after every search round.
@@ -109,6 +110,15 @@ def measured_readouts(model, key: str, graphs: list, cache: dict) -> torch.Tenso
         new = readouts(model, graphs[have:])
         cache[key] = done = new if done is None else torch.cat([done, new])
     return done
+
+
+def measured_scores(model, key: str, data, cache: dict, set_mean=None):
+    """:func:`.scoring.rescored` of workload ``key``'s measured ``data`` (``(graphs, costs)``,
+    None: None) from their embeddings in ``cache`` (:func:`measured_readouts`): a round embeds
+    only the programs measured since the last, not all of them again."""
+    if data is None:
+        return None
+    return rescored(model, data, set_mean, readout=measured_readouts(model, key, data[0], cache))
 
 
 def held_back(graphs: list, seed: int) -> tuple[list, list]:
