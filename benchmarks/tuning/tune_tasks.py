@@ -253,10 +253,6 @@ def parse(argv=None) -> argparse.Namespace:
 
 
 def main(argv=None) -> int:
-    import warnings
-
-    # torch_geometric triggers torch's own deprecation notice on import, as in the CLI
-    warnings.filterwarnings("ignore", message=".*torch.jit.script.*is deprecated")
     from tvm_gnn.measure.hardware import hardware_name, usable_cores
     from tvm_gnn.measure.sampling import target_from
     from tvm_gnn.tune.end_to_end import weights_provenance
@@ -337,4 +333,8 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    import warnings
+
+    # torch_geometric triggers torch's own deprecation notice on import, as in the CLI
+    warnings.filterwarnings("ignore", message=".*torch.jit.script.*is deprecated")
     sys.exit(main())
