@@ -70,6 +70,7 @@ from tune_tasks_summary import (
 )
 
 from tvm_gnn import atomic, report
+from tvm_gnn.nn import scratch
 
 ROOT = Path(__file__).resolve().parents[2]
 SECTION = "tune-tasks"
@@ -333,8 +334,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    import warnings
-
-    # torch_geometric triggers torch's own deprecation notice on import, as in the CLI
-    warnings.filterwarnings("ignore", message=".*torch.jit.script.*is deprecated")
+    scratch.quiet_torch_notices()  # before anything imports torch_geometric, as in the CLI
     sys.exit(main())

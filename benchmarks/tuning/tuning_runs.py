@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from tvm_gnn import atomic
+from tvm_gnn.nn import scratch
 from tvm_gnn.tune import cost_model_seconds
 
 MODEL_ORDER = ("gnn", "gnn-head", "xgb", "xgb-pretrained", "random")
@@ -278,9 +279,8 @@ def quiet_console() -> None:
     """What the offline screens print and nothing else: torch's deprecation notice on importing
     PyTorch Geometric and the library's per-candidate warnings stay off the console."""
     import logging
-    import warnings
 
-    warnings.filterwarnings("ignore", message=".*torch.jit.script.*is deprecated")
+    scratch.quiet_torch_notices()
     logging.disable(logging.WARNING)
 
 

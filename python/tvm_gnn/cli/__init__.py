@@ -15,6 +15,7 @@ import signal
 import sys
 
 from ..errors import CheckpointError
+from ..nn import scratch
 from . import data, evaluation, featurizer, signals, stats, training, tuning
 from .common import OneLineParser, UsageError
 from .data import network_names
@@ -82,10 +83,7 @@ def main(argv=None) -> int:
 
 
 def _main(argv) -> int:
-    import warnings
-
-    # torch_geometric triggers torch's own deprecation notice on import; it is not the user's.
-    warnings.filterwarnings("ignore", message=".*torch.jit.script.*is deprecated")
+    scratch.quiet_torch_notices()
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(

@@ -6,6 +6,8 @@ the temporary folder.
   (``*_propagate_*.py``) into the temporary folder the first time the class is built, and never
   removes it. :func:`generated_modules` points it at one folder of this process, removed when the
   process exits.
+- Importing PyTorch Geometric makes torch raise its own ``torch.jit.script`` deprecation notice,
+  which is not the user's to act on: :func:`quiet_torch_notices` filters it.
 - torch's compiler makes a ``torchinductor_<user>`` folder in the temporary folder. The package
   points it (``TORCHINDUCTOR_CACHE_DIR``, unless the user set it) at a cache that processes share
   and reuse: :data:`TORCH_CACHE`, under ``$XDG_CACHE_HOME`` (default ``~/.cache``).
@@ -18,6 +20,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+import warnings
 from pathlib import Path
 
 #: torch's compiler cache, shared by every process of the package (and reused across them)
@@ -31,6 +34,12 @@ def point_torch_cache() -> None:
     """Set ``TORCHINDUCTOR_CACHE_DIR`` to :data:`TORCH_CACHE` unless it is set; call it before
     torch is imported (``import tvm_gnn`` does)."""
     os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(TORCH_CACHE))
+
+
+def quiet_torch_notices() -> None:
+    """Filter torch's ``torch.jit.script`` deprecation notice (raised by importing PyTorch
+    Geometric) for the rest of the process: the CLI and the benchmark scripts call it first."""
+    warnings.filterwarnings("ignore", message=".*torch.jit.script.*is deprecated")
 
 
 def _folder() -> str:
