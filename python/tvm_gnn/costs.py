@@ -70,3 +70,16 @@ def relative_labels(costs: np.ndarray) -> np.ndarray:
     if not ok.any():
         return np.zeros(len(costs))
     return np.where(ok, costs[ok].min() / costs, 0.0)
+
+
+def ansor_cost(error_no: int, costs) -> float:
+    """The cost of one Ansor measurement (``MeasureResult.error_no``, ``.costs``) as Ansor's
+    XGBModel labels it (``GetPerStoreFeaturesFromMeasurePairs``): the **mean** of its run times,
+    or :data:`FAILED_COST` for a failed run (error_no != 0, no times, or a time that is not a
+    finite positive number)."""
+    secs = [float(c) for c in costs]
+    if int(error_no) != 0 or not secs:
+        return FAILED_COST
+    if not all(math.isfinite(s) and 0 < s < FAILED_COST for s in secs):
+        return FAILED_COST
+    return float(np.mean(secs))

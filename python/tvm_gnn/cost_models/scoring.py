@@ -12,7 +12,13 @@ from ..nn.model import GNN
 
 
 def predict_candidates(
-    model: GNN, candidates, featurizer, chunk: int = 128, set_mean=None, embeddings=False
+    model: GNN,
+    candidates,
+    featurizer,
+    chunk: int = 128,
+    set_mean=None,
+    embeddings=False,
+    featurize=featurize_batch,
 ):
     """Scores of MetaSchedule candidates, featurizing one chunk while the GNN runs on the last.
 
@@ -22,19 +28,23 @@ def predict_candidates(
     so a model that compares candidates (``compare``) sees the whole set, or the set
     ``set_mean(readouts)`` returns (:meth:`~tvm_gnn.nn.model.GNN.score`). Returns ``(scores,
     errors)``, and with ``embeddings`` the readouts too (``[len(candidates), 2H]``, NaN rows for
-    the failed); failed candidates score NaN.
+    the failed); failed candidates score NaN. ``featurize(chunk, featurizer)`` turns a chunk of
+    candidates into ``(arrays, ok, errors)`` (:func:`~tvm_gnn.featurize.graph.featurize_batch`,
+    MetaSchedule's; :func:`~tvm_gnn.featurize.ansor.featurize_states` for Ansor's states).
     """
     threads = torch.get_num_threads()
     torch.set_num_threads(max(1, min(threads, usable_cores() - 1)))
     try:
-        out = predict_chunks(model, candidates, featurizer, chunk, set_mean)
+        out = predict_chunks(model, candidates, featurizer, chunk, set_mean, featurize)
         return out if embeddings else out[:2]
     finally:
         torch.set_num_threads(threads)
 
 
 @torch.inference_mode()
-def predict_chunks(model: GNN, candidates, featurizer, chunk: int, set_mean=None):
+def predict_chunks(
+    model: GNN, candidates, featurizer, chunk: int, set_mean=None, featurize=featurize_batch
+):
     from concurrent.futures import ThreadPoolExecutor
 
     model.eval()
@@ -61,7 +71,7 @@ def predict_chunks(model: GNN, candidates, featurizer, chunk: int, set_mean=None
     with ThreadPoolExecutor(max_workers=1) as pool:
         pending = None
         for start in range(0, len(candidates), chunk):
-            arrays, ok, errs = featurize_batch(candidates[start : start + chunk], featurizer)
+            arrays, ok, errs = featurize(candidates[start : start + chunk], featurizer)
             errors += [f"{e} (chunk from {start})" for e in errs]
             if pending is not None:
                 pending.result()

@@ -9,13 +9,10 @@ A tree is ``(op, a, b)`` with leaves ``(CONST, value)``, ``(LOOP, loop id)`` and
 
 import math
 
-from tvm_ffi import _ffi_api as _ffi
-
 from tvm_gnn.featurize._names import NAMES as _NAMES
 from tvm_gnn.featurize._names import buffer_of, call_args, name_of  # noqa: F401 - shared with ._stores
-
-_array_size = _ffi.ArraySize
-_array_get = _ffi.ArrayGetItem
+from tvm_gnn.tvm_compat import array_get as _array_get
+from tvm_gnn.tvm_compat import array_size as _array_size
 
 # Index trees: tuples (op, a, b); leaves (CONST, value), (LOOP, loop id) and (UNKNOWN,).
 CONST = 0

@@ -14,6 +14,11 @@ among the nodes the featurizer reads:
 Every other node the walks visit kept its name and fields: ``tests/featurize/test_names.py``
 checks the graphs and store rows of real candidates against those made under 0.26. One map here
 keeps a single code path for both versions.
+
+TVM 0.19 (Ansor's, :mod:`tvm_gnn.tvm_compat`) names its operators ``tir.*``; they read as 0.26's
+``tirx.*``. Its states lower through TE into trees with ``BufferRealize`` (a buffer realized for
+its body, read as 0.26's ``AllocBuffer``) and multi-dimensional accesses; the walk
+(:mod:`._walk`) handles both, and ``tests/featurize/test_ansor.py`` checks them.
 """
 
 #: TVM 0.27's bitwise nodes -> (the 0.26 operator they were calls of, their operand fields)
@@ -57,7 +62,11 @@ def op_name(call) -> str:
     if node is not None:
         return node[0]
     name = call.op.name
-    return "tirx." + name[5:] if name.startswith("prim.") else name
+    if name.startswith("prim."):  # 0.27
+        return "tirx." + name[5:]
+    if name.startswith("tir."):  # 0.19
+        return "tirx." + name[4:]
+    return name
 
 
 def call_args(call) -> list:

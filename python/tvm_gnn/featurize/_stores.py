@@ -26,6 +26,8 @@ program and the placing of buffers), :mod:`._index` (index trees and their bound
 pure-Python files are the fallback.
 """
 
+from tvm_gnn.tvm_compat import DTYPE_FIELD as _DTYPE
+
 from ._index import (
     _NAMES,
     BINARY,
@@ -107,7 +109,7 @@ def _value(e, st, counts, accesses, loads):
         _value(e.value, st, counts, accesses, loads)
         return
     if name == "Call":
-        counts[4 if is_float(e.ty, st.types) else 9] += 1
+        counts[4 if is_float(getattr(e, _DTYPE), st.types) else 9] += 1
         for a in call_args(e):
             _value(a, st, counts, accesses, loads)
         return
@@ -117,7 +119,7 @@ def _value(e, st, counts, accesses, loads):
             counts[8] += 1  # a comparison is typed bool: TVM counts it as an integer one
         elif op == BOOL:
             counts[10] += 1
-        elif is_float(e.ty, st.types):
+        elif is_float(getattr(e, _DTYPE), st.types):
             counts[FLOAT_COUNTER[op]] += 1
         else:
             counts[TREE_COUNTER[op]] += 1

@@ -11,8 +11,6 @@ is also the pre-order walk that the FastText embeddings are trained on.
 
 import math
 
-from tvm_ffi import _ffi_api as _ffi
-
 from tvm_gnn.featurize._names import NAMES as _NAMES
 from tvm_gnn.featurize._names import buffer_of, call_args, name_of, op_name
 
@@ -38,9 +36,11 @@ from tvm_gnn.nn.schema import (  # noqa: F401 - NUM_FEATURES and the columns are
     NUM_FEATURES,
 )
 
-# tvm_ffi's Array.__iter__ goes through three Python layers per element; these are the C getters.
-_array_size = _ffi.ArraySize
-_array_get = _ffi.ArrayGetItem
+# Array's C getters (Array.__iter__ goes through three Python layers per element) and the
+# data-type field, of whichever TVM is installed (0.19 or 0.26/0.27)
+from tvm_gnn.tvm_compat import DTYPE_FIELD as _DTYPE
+from tvm_gnn.tvm_compat import array_get as _array_get
+from tvm_gnn.tvm_compat import array_size as _array_size
 
 
 def _items(arr):
@@ -291,7 +291,7 @@ def walk(root, type_ids, max_nodes, reuse=False):
             sp_col.append(F_VALUE)
             sp_col.append(F_BITS)
             sp_val.append(_slog(node.value))
-            sp_val.append(_bits(node.ty, dtypes))
+            sp_val.append(_bits(getattr(node, _DTYPE), dtypes))
         elif name == "BufferLoad" or name == "BufferStore":
             info = _buffer_info(buffer_of(node), bufs, dtypes)
             _emit_buffer(nid, info, sp_node, sp_col, sp_val)
@@ -358,6 +358,10 @@ def walk(root, type_ids, max_nodes, reuse=False):
             if init is not None:
                 kids.append((init, 0.0, 0.0, None))
             kids.append((node.body, 0.0, 0.0, None))
+        elif name == "BufferRealize":  # TVM 0.19: a buffer realized for its body
+            _emit_buffer(nid, _buffer_info(node.buffer, bufs, dtypes), sp_node, sp_col, sp_val)
+            kids = [(node.body, 0.0, 0.0, None)]
+            name = "AllocBuffer"
         elif name == "Buffer" or name == "AllocBuffer" or name == "DeclBuffer":
             buf = node if name == "Buffer" else node.buffer
             _emit_buffer(nid, _buffer_info(buf, bufs, dtypes), sp_node, sp_col, sp_val)
@@ -384,7 +388,7 @@ def walk(root, type_ids, max_nodes, reuse=False):
         elif name == "Cast":
             sp_node.append(nid)
             sp_col.append(F_BITS)
-            sp_val.append(_bits(node.ty, dtypes))
+            sp_val.append(_bits(getattr(node, _DTYPE), dtypes))
             kids = [(node.value, 0.0, 0.0, None)]
         else:
             fields = _CHILDREN.get(name)

@@ -27,6 +27,7 @@ Two ways to get the TIR (``FeaturizerConfig.lowering``), measured in ``docs/feat
 from __future__ import annotations
 
 import logging
+from functools import partial
 
 import numpy as np
 import torch
@@ -50,6 +51,7 @@ __all__ = [
     "NUM_FEATURES",
     "FeaturizerConfig",
     "GraphTooLargeError",
+    "batch_of",
     "featurize",
     "featurize_batch",
     "featurize_candidates",
@@ -86,11 +88,11 @@ _TVM_PASSES = None
 
 def _main_func(mod):
     """The single PrimFunc of an IRModule (or the PrimFunc itself)."""
-    from tvm import tirx
+    from ..tvm_compat import tir
 
-    if isinstance(mod, tirx.PrimFunc):
+    if isinstance(mod, tir.PrimFunc):
         return mod
-    funcs = [f for f in mod.functions.values() if isinstance(f, tirx.PrimFunc)]
+    funcs = [f for f in mod.functions.values() if isinstance(f, tir.PrimFunc)]
     if len(funcs) != 1:
         raise ValueError(f"expected an IRModule with one PrimFunc, got {len(funcs)}")
     return funcs[0]
@@ -102,7 +104,9 @@ def lower(mod, lowering: str = "emulated"):
     import tvm
 
     if lowering == "tvm":
-        if isinstance(mod, tvm.tirx.PrimFunc):
+        from ..tvm_compat import tir
+
+        if isinstance(mod, tir.PrimFunc):
             mod = tvm.IRModule({"main": mod})
         if _TVM_PASSES is None:
             _TVM_PASSES = tvm.transform.Sequential(_tvm_lowering_passes())
@@ -250,14 +254,16 @@ def featurize_batch(candidates, config: FeaturizerConfig | None = None, walk=_wa
         One message per failed candidate.
     """
     config = config or FeaturizerConfig()
+    return batch_of([partial(lower, c.sch.mod, config.lowering) for c in candidates], config, walk)
+
+
+def batch_of(programs, config: FeaturizerConfig, walk=_walk.walk):
+    """:func:`featurize_batch` of programs given as calls that return each one's PrimFunc (or
+    raise): the MetaSchedule candidates' and Ansor's states' (:mod:`.ansor`) common path."""
     outs, ok, errors = [], [], []
-    for i, cand in enumerate(candidates):
+    for i, program in enumerate(programs):
         try:
-            outs.append(
-                walk_lists(
-                    lower(cand.sch.mod, config.lowering), config.max_nodes, walk, config.reuse
-                )
-            )
+            outs.append(walk_lists(program(), config.max_nodes, walk, config.reuse))
             ok.append(i)
         except Exception as err:  # noqa: BLE001 - a cost model must survive any bad candidate
             errors.append(f"candidate {i}: {type(err).__name__}: {err}")

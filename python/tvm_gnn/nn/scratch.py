@@ -8,6 +8,12 @@ the temporary folder.
   process exits.
 - Importing PyTorch Geometric makes torch raise its own ``torch.jit.script`` deprecation notice,
   which is not the user's to act on: :func:`quiet_torch_notices` filters it.
+- Beside TVM 0.19 (Ansor's, from ``xtc-tvm-python-bindings``), importing triton crashes the
+  process: TVM loads its ``libLLVM.so`` into the global symbol namespace and triton's own LLVM
+  binds to it (a segmentation fault in ``triton/knobs.py``, which torch imports with
+  ``torch._dynamo``, as PyTorch Geometric does). :func:`keep_triton_out` makes ``import triton``
+  fail cleanly there, so torch takes the path it takes without triton; tvm_gnn runs on the CPU
+  and never needs it.
 - torch's compiler makes a ``torchinductor_<user>`` folder in the temporary folder. The package
   points it (``TORCHINDUCTOR_CACHE_DIR``, unless the user set it) at a cache that processes share
   and reuse: :data:`TORCH_CACHE`, under ``$XDG_CACHE_HOME`` (default ``~/.cache``).
@@ -34,6 +40,19 @@ def point_torch_cache() -> None:
     """Set ``TORCHINDUCTOR_CACHE_DIR`` to :data:`TORCH_CACHE` unless it is set; call it before
     torch is imported (``import tvm_gnn`` does)."""
     os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(TORCH_CACHE))
+
+
+def keep_triton_out() -> None:
+    """Where the installed TVM is 0.19 (no ``tvm_ffi``) and triton is not yet loaded, make
+    ``import triton`` raise ``ImportError`` for the rest of the process (see the module
+    docstring); call it before torch's compiler is imported (``import tvm_gnn`` does)."""
+    import importlib.util
+    import sys
+
+    if "triton" in sys.modules or importlib.util.find_spec("tvm_ffi") is not None:
+        return
+    if importlib.util.find_spec("tvm") is not None:
+        sys.modules["triton"] = None  # import triton -> ImportError; torch: "no triton"
 
 
 def quiet_torch_notices() -> None:

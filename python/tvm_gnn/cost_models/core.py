@@ -1,0 +1,200 @@
+# Licensed under the Apache License, Version 2.0.
+"""The GNN cost model with no tuner: weights, online data, online learning, save and load.
+
+A tuner's door (:mod:`.ansor` for Ansor's ``PythonBasedModel``) turns its own candidates into
+graphs and its measurements into costs, and calls this core:
+
+- :meth:`GNNCore.scores`: raw scores of a workload's candidates (higher is predicted faster;
+  NaN where a candidate could not be featurized), against the round's reference set for a model
+  that compares candidates (:class:`.scoring.RoundReference`);
+- :meth:`GNNCore.add`: measured graphs and their costs (``FAILED_COST`` for a failed run), which
+  retrain the GNN as XGBModel retrains, once the data grew by a fifth (:data:`MIN_NEW_SAMPLES` at
+  least), with :data:`~.online.ONLINE_TRAIN`;
+- :meth:`GNNCore.measured`: a workload's measured programs rescored by the model as it is now,
+  which the calibration (:mod:`.calibration`) fits;
+- :meth:`GNNCore.save` / :meth:`GNNCore.load`: everything above, in one checkpoint
+  (:mod:`tvm_gnn.nn.checkpoint`); a load that fails leaves the core as it was.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..errors import CheckpointError
+from ..nn import checkpoint as ckpt
+from ..nn.batch import pack_graphs
+from ..nn.model import default_gnn
+from ..nn.schema import FeaturizerConfig
+from ..nn.training import TrainConfig, fit
+from ..resources import PRETRAINED
+from .calibration import prior_of
+from .online import MIN_NEW_SAMPLES, ONLINE_TRAIN, measured_scores, online_data, training_graphs
+from .scoring import RoundReference, predict_candidates
+
+logger = logging.getLogger(__name__)
+
+
+class GNNCore:
+    """The GNN, its online data and its online retraining (see the module docstring).
+
+    Parameters
+    ----------
+    checkpoint : str or Path, optional
+        Start from these weights instead of the shipped ones.
+    pretrained : bool
+        Without ``checkpoint``: the shipped weights (default), or a new GNN (``False``), whose
+        scores are not used until ``num_warmup_samples`` measurements (:attr:`trained`).
+    num_warmup_samples : int
+        Measurements before a new GNN first trains (XGBModel's default, 100).
+    train_config : TrainConfig, optional
+        Online retraining; default :data:`~.online.ONLINE_TRAIN`.
+    seed : int
+        Seeds a new GNN's weights and every retrain.
+    predict_batch_size : int
+        Candidates featurized per chunk while the GNN scores the previous one.
+    """
+
+    def __init__(
+        self,
+        *,
+        checkpoint: str | Path | None = None,
+        pretrained: bool = True,
+        num_warmup_samples: int = 100,
+        train_config: TrainConfig | None = None,
+        seed: int = 0,
+        predict_batch_size: int = 128,
+    ):
+        if predict_batch_size < 1:
+            raise ValueError(f"predict_batch_size is at least 1, not {predict_batch_size}")
+        self.num_warmup_samples = num_warmup_samples
+        self.train_config = train_config or ONLINE_TRAIN
+        self.seed = seed
+        self.predict_batch_size = predict_batch_size
+        self.data: dict[str, tuple[list, np.ndarray]] = {}  # workload -> (graphs, costs)
+        self.data_size = 0
+        self.last_train_size = 0
+        self.trained = False
+        self.prior_slope: float | None = None
+        self.reference = RoundReference()  # the mean readout a compare model scores against
+        self._readouts: dict[str, torch.Tensor] = {}  # workload -> measured graphs' embeddings
+        if checkpoint is None and pretrained:
+            checkpoint = PRETRAINED
+        if checkpoint is not None:
+            self.load(str(checkpoint))
+        else:
+            torch.manual_seed(seed)
+            self.model = default_gnn()
+            self.featurizer = FeaturizerConfig()
+
+    # -- persistence ---------------------------------------------------------------------------
+    def load(self, path: str) -> None:
+        """Weights, featurizer, online data and calibration prior from a checkpoint; a
+        :class:`~tvm_gnn.errors.CheckpointError` naming the file, and no change, if it fails."""
+        model, featurizer, extra = ckpt.load(path)
+        if model.config.store_dim:
+            raise CheckpointError(
+                f"{path}: its head reads TVM's per-store features (an offline upper bound, "
+                "docs/validation.md); the GNN cost model scores candidates from their graphs alone"
+            )
+        data = online_data(extra.get("online_data", {}), path, model)
+        data_size = sum(len(g) for g, _ in data.values())
+        try:
+            last_train_size = int(extra.get("last_train_size", data_size))
+        except (TypeError, ValueError):
+            raise CheckpointError(f"{path}: its last_train_size is not a count") from None
+        prior = prior_of(extra, path)
+        self.model, self.featurizer = model, featurizer
+        self.trained = bool(extra.get("trained", True))
+        self.data, self.data_size, self.last_train_size = data, data_size, last_train_size
+        self.prior_slope = prior
+        self.changed()
+
+    def save(self, path: str) -> None:
+        """Weights, featurizer, vocabulary, online data and calibration prior, atomically."""
+        online = {
+            key: {"graphs": pack_graphs(graphs), "costs": torch.from_numpy(costs)}
+            for key, (graphs, costs) in self.data.items()
+        }
+        extra = {
+            "trained": self.trained,
+            "online_data": online,
+            "last_train_size": self.last_train_size,
+            "calibration": {"slope": self.prior_slope} if self.prior_slope else None,
+        }
+        ckpt.save(path, self.model, self.featurizer, extra)
+
+    # -- learning ------------------------------------------------------------------------------
+    def changed(self) -> None:
+        """New measurements or weights: every reference and cached embedding is stale."""
+        self.reference.reset()
+        self._readouts = {}
+
+    def add(self, key: str, graphs: list, costs) -> bool:
+        """Add workload ``key``'s measured ``graphs`` and ``costs``; retrain when due. Returns
+        whether the GNN retrained."""
+        if len(graphs) != len(costs):
+            raise ValueError(f"{len(graphs)} graphs and {len(costs)} costs: one cost a graph")
+        self.reference.reset()
+        if not graphs:
+            return False
+        old_graphs, old_costs = self.data.get(key, ([], np.zeros(0)))
+        self.data[key] = (
+            old_graphs + list(graphs),
+            np.concatenate([old_costs, np.asarray(costs, dtype=np.float64)]),
+        )
+        self.data_size += len(graphs)
+        if not self.trained and self.data_size < self.num_warmup_samples:
+            return False
+        if self.trained and self.data_size - self.last_train_size < max(
+            self.last_train_size / 5, MIN_NEW_SAMPLES
+        ):
+            return False  # as XGBModel: retrain once the data grew by a fifth
+        return self.retrain()
+
+    def retrain(self) -> bool:
+        """Train the GNN on every measurement so far (:data:`~.online.ONLINE_TRAIN`)."""
+        train = training_graphs(self.data)
+        if not train:
+            return False
+        hist = fit(self.model, train, None, dataclasses.replace(self.train_config, seed=self.seed))
+        self.changed()
+        self.last_train_size = self.data_size
+        self.trained = True
+        logger.info(
+            "GNN retrained on %d graphs in %.1fs (loss %.4f)",
+            len(train),
+            hist.seconds,
+            hist.train_loss[-1],
+        )
+        return True
+
+    # -- scoring -------------------------------------------------------------------------------
+    def _set_mean(self, key: str):
+        if not self.model.config.compare:
+            return None
+        return lambda readout: self.reference.get(key, lambda: readout.mean(dim=0))
+
+    def scores(self, key: str, candidates, featurize) -> tuple[np.ndarray, list[str]]:
+        """Raw scores of workload ``key``'s ``candidates`` (NaN where ``featurize``, as in
+        :func:`.scoring.predict_candidates`, failed) and the failures' messages."""
+        scores, errors = predict_candidates(
+            self.model,
+            candidates,
+            self.featurizer,
+            self.predict_batch_size,
+            self._set_mean(key),
+            featurize=featurize,
+        )
+        return scores, errors
+
+    def measured(self, key: str):
+        """``(raw scores, costs)`` of workload ``key``'s measured programs under the model as
+        it is now (None before any): what a calibration fits."""
+        return measured_scores(
+            self.model, key, self.data.get(key), self._readouts, self._set_mean(key)
+        )
