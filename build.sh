@@ -26,7 +26,7 @@ STAMP=$VENV/.tvm_gnn_setup
 
 setup_hash() {
     cat pyproject.toml setup.py build.sh "$CONSTRAINTS" \
-        python/tvm_gnn/featurize/{_walk,_stores,_index,_store_row}.py | sha256sum | cut -d' ' -f1
+        python/tvm_gnn/featurize/{_walk,_stores,_index,_store_row,_json}.py | sha256sum | cut -d' ' -f1
 }
 
 setup() {

@@ -38,6 +38,10 @@ from .scoring import RoundReference, predict_candidates
 
 logger = logging.getLogger(__name__)
 
+#: readouts kept per workload for :meth:`GNNCore.scores`' ``ids`` (2H floats each: 256 bytes
+#: for the shipped GNN), past which the workload's are dropped
+MAX_CACHED_PROGRAMS = 65536
+
 
 class GNNCore:
     """The GNN, its online data and its online retraining (see the module docstring).
@@ -82,6 +86,7 @@ class GNNCore:
         self.prior_slope: float | None = None
         self.reference = RoundReference()  # the mean readout a compare model scores against
         self._readouts: dict[str, torch.Tensor] = {}  # workload -> measured graphs' embeddings
+        self._programs: dict[str, dict] = {}  # workload -> program id -> its readout
         if checkpoint is None and pretrained:
             checkpoint = PRETRAINED
         if checkpoint is not None:
@@ -133,6 +138,7 @@ class GNNCore:
         """New measurements or weights: every reference and cached embedding is stale."""
         self.reference.reset()
         self._readouts = {}
+        self._programs = {}
 
     def add(self, key: str, graphs: list, costs) -> bool:
         """Add workload ``key``'s measured ``graphs`` and ``costs``; retrain when due. Returns
@@ -179,17 +185,58 @@ class GNNCore:
             return None
         return lambda readout: self.reference.get(key, lambda: readout.mean(dim=0))
 
-    def scores(self, key: str, candidates, featurize) -> tuple[np.ndarray, list[str]]:
+    def scores(
+        self, key: str, candidates, featurize, ids: list | None = None
+    ) -> tuple[np.ndarray, list[str]]:
         """Raw scores of workload ``key``'s ``candidates`` (NaN where ``featurize``, as in
-        :func:`.scoring.predict_candidates`, failed) and the failures' messages."""
-        scores, errors = predict_candidates(
-            self.model,
-            candidates,
-            self.featurizer,
-            self.predict_batch_size,
-            self._set_mean(key),
-            featurize=featurize,
-        )
+        :func:`.scoring.predict_candidates`, failed) and the failures' messages.
+
+        With ``ids`` (one hashable per candidate, equal for equal programs), each program's
+        readout is kept until the weights change, and a program scored again (Ansor's search
+        scores its first population twice a round, and draws some programs again) is not
+        featurized again: only the head runs on it."""
+        if ids is None:
+            return predict_candidates(
+                self.model,
+                candidates,
+                self.featurizer,
+                self.predict_batch_size,
+                self._set_mean(key),
+                featurize=featurize,
+            )
+        if len(ids) != len(candidates):
+            raise ValueError(f"{len(ids)} ids for {len(candidates)} candidates: one each")
+        cache = self._programs.setdefault(key, {})
+        if len(cache) + len(candidates) > MAX_CACHED_PROGRAMS:
+            cache.clear()
+        todo = list(dict.fromkeys(i for i in ids if i not in cache))
+        errors: list[str] = []
+        if todo:
+            where = {i: n for n, i in enumerate(ids)}
+            fresh = [candidates[where[i]] for i in todo]
+            _, errors, emb = predict_candidates(
+                self.model,
+                fresh,
+                self.featurizer,
+                self.predict_batch_size,
+                None,
+                embeddings=True,
+                featurize=featurize,
+            )
+            rows = [None] * len(todo) if emb is None else list(emb)
+            cache.update(
+                (i, None if r is None or torch.isnan(r[0]) else r) for i, r in zip(todo, rows)
+            )
+        ok = np.array([cache[i] is not None for i in ids])
+        scores = np.full(len(ids), np.nan, dtype=np.float64)
+        if ok.any():
+            readout = torch.stack([cache[i] for i, good in zip(ids, ok) if good])  # [N_ok, 2H]
+            set_mean = self._set_mean(key)
+            mean = set_mean(readout) if set_mean is not None else None
+            with torch.inference_mode():
+                scores[ok] = self.model.score(readout, set_mean=mean).numpy()
+        if not errors and not ok.all():
+            errors = [f"{int((~ok).sum())} candidate(s) that failed before"]
         return scores, errors
 
     def measured(self, key: str):

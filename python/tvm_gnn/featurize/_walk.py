@@ -44,6 +44,8 @@ from tvm_gnn.tvm_compat import array_size as _array_size
 
 
 def _items(arr):
+    if type(arr) is list:  # a tree read from JSON (._json)
+        return arr
     return [_array_get(arr, i) for i in range(_array_size(arr))]
 
 
@@ -380,11 +382,13 @@ def walk(root, type_ids, max_nodes, reuse=False):
             kids = [(node.value, 0.0, 0.0, None)]
             if reuse:
                 kid_ctx = [nid]
-        elif name == "Let":
+        elif name == "Let" or name == "LetStmt":  # LetStmt: TVM 0.19's Bind, with its body
             defs[hash(node.var)] = nid
             kids = [(node.value, 0.0, 0.0, None), (node.body, 0.0, 0.0, None)]
             if reuse:
                 kid_ctx = [nid, ctx]
+            if name == "LetStmt":
+                name = "Bind"
         elif name == "Cast":
             sp_node.append(nid)
             sp_col.append(F_BITS)

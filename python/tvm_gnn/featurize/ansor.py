@@ -13,6 +13,8 @@ matrices), is left out. The result has no blocks; buffers keep their dimensions 
 Lowering costs a few milliseconds a state in TVM's C++, which releases the GIL, so states lower
 on a pool of threads (:func:`lower_states`). With the v0.19.0 series applied
 (``patches/v0.19.0``), TVM's own ``auto_scheduler.feature.get_lowered_tir_from_states`` does it.
+The walk reads each function from its JSON (:mod:`._json`, :func:`lower_states_json`): the 0.19
+wheel's FFI is ctypes, and reading TVM's nodes field by field cost more than lowering them.
 """
 
 from __future__ import annotations
@@ -21,10 +23,10 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 from ..nn.schema import FeaturizerConfig
-from . import _walk
+from . import _json, _walk
 from .graph import batch_of
 
-__all__ = ["featurize_states", "lower_state", "lower_states"]
+__all__ = ["featurize_states", "lower_state", "lower_states", "lower_states_json", "state_graphs"]
 
 _SIMPLIFY = None
 
@@ -49,6 +51,14 @@ def _upstream():
     return getattr(feature, "get_lowered_tir_from_states", None)
 
 
+def _pooled(fn, items, threads: int | None):
+    threads = threads or len(os.sched_getaffinity(0))
+    if threads <= 1 or len(items) <= 1:
+        return [fn(x) for x in items]
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        return list(pool.map(fn, items))
+
+
 def lower_states(task, states, threads: int | None = None) -> list:
     """One entry per state: its PrimFunc, or the exception that lowering it raised.
 
@@ -57,7 +67,6 @@ def lower_states(task, states, threads: int | None = None) -> list:
     states = list(states)
     if not states:
         return []
-    threads = threads or len(os.sched_getaffinity(0))
     upstream = _upstream()
     if upstream is not None:
         return list(upstream(states, task, n_threads=threads, return_errors=True))
@@ -68,17 +77,30 @@ def lower_states(task, states, threads: int | None = None) -> list:
         except Exception as err:  # noqa: BLE001 - returned: a cost model survives any bad state
             return err
 
-    if threads <= 1 or len(states) == 1:
-        return [one(s) for s in states]
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        return list(pool.map(one, states))
+    return _pooled(one, states, threads)
 
 
-def _returning(func):
-    def program():
+def lower_states_json(task, states, threads: int | None = None) -> list:
+    """:func:`lower_states` as each function's JSON (``tvm.ir.save_json``, on the same
+    threads: one C++ call, where walking TVM's nodes from Python costs a ctypes call a field)."""
+    import tvm
+
+    def one(func):
         if isinstance(func, BaseException):
-            raise func
-        return func
+            return func
+        try:
+            return tvm.ir.save_json(func.body)
+        except Exception as err:  # noqa: BLE001 - returned, as lowering errors are
+            return err
+
+    return _pooled(one, lower_states(task, states, threads), threads)
+
+
+def _program(text):
+    def program():
+        if isinstance(text, BaseException):
+            raise text
+        return _json.Function(_json.loads(text))
 
     return program
 
@@ -86,8 +108,8 @@ def _returning(func):
 def featurize_states(task, states, config: FeaturizerConfig, threads: int | None = None):
     """:func:`~tvm_gnn.featurize.graph.featurize_batch` of Ansor states: ``(arrays, ok,
     errors)``, a state that does not lower being one of the errors."""
-    funcs = lower_states(task, states, threads)
-    return batch_of([_returning(f) for f in funcs], config, _walk.walk)
+    texts = lower_states_json(task, states, threads)
+    return batch_of([_program(t) for t in texts], config, _walk.walk)
 
 
 def state_graphs(task, states, config: FeaturizerConfig, threads: int | None = None):
@@ -96,10 +118,9 @@ def state_graphs(task, states, config: FeaturizerConfig, threads: int | None = N
     from .graph import to_data, walk_arrays
 
     graphs, errors = [], []
-    for i, func in enumerate(lower_states(task, states, threads)):
+    for i, text in enumerate(lower_states_json(task, states, threads)):
         try:
-            if isinstance(func, BaseException):
-                raise func
+            func = _program(text)()
             graphs.append(to_data(*walk_arrays(func, config.max_nodes, reuse=config.reuse)))
         except Exception as err:  # noqa: BLE001 - a cost model must survive any bad state
             graphs.append(None)
