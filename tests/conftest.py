@@ -15,6 +15,7 @@ TVM019 = (
     "featurize/test_ansor.py",
     "featurize/test_json.py",
     "cost_models/test_ansor.py",
+    "cli/test_ansor.py",
     "test_upstream.py",
 )
 

@@ -16,6 +16,7 @@ import sys
 
 from ..errors import CheckpointError
 from ..nn import scratch
+from ..tvm_compat import LEGACY
 from . import data, evaluation, featurizer, signals, stats, training, tuning
 from .common import OneLineParser, UsageError
 from .data import network_names
@@ -41,14 +42,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _console_flags(parser, default=False)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for group in (
-        tuning,
-        training,
-        evaluation,
-        data,
-        stats,
-        featurizer,
-    ):  # the order of `tvm-gnn --help`
+    # the order of `tvm-gnn --help`; under TVM 0.19 (Ansor's environment) the commands that
+    # work there: tune and collect with --tuner ansor (docs/ansor.md)
+    groups = (tuning, data) if LEGACY else (tuning, training, evaluation, data, stats, featurizer)
+    for group in groups:
         group.add_parsers(sub)
     for command in sub.choices.values():  # the same flags on every command, before or after it
         _console_flags(command, default=argparse.SUPPRESS)

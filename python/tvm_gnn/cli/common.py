@@ -291,3 +291,25 @@ def input_folder(text: str) -> str:
     if path.exists() and not path.is_dir():
         raise argparse.ArgumentTypeError(f"{path} is not a folder")
     return text
+
+
+def require_metaschedule() -> None:
+    """A clear error where the installed TVM is 0.19, which has no MetaSchedule line."""
+    from ..tvm_compat import LEGACY, VERSION
+
+    if LEGACY:
+        raise UsageError(
+            f"this environment has TVM {VERSION}, which has Ansor, not tvm_gnn's MetaSchedule "
+            "line: add --tuner ansor, or use the default environment (docs/ansor.md)"
+        )
+
+
+def tuner_option(p) -> None:
+    """``--tuner``: MetaSchedule (TVM 0.26/0.27) or Ansor (TVM 0.19's environment)."""
+    p.add_argument(
+        "--tuner",
+        choices=("metaschedule", "ansor"),
+        default="metaschedule",
+        help="metaschedule (TVM 0.26/0.27), or ansor (auto_scheduler; the TVM 0.19 "
+        "environment, docs/ansor.md) (default: metaschedule)",
+    )

@@ -19,9 +19,11 @@ from .common import (
     number_in,
     output_folder,
     positive_int,
+    require_metaschedule,
     seed_int,
     share,
     target_args,
+    tuner_option,
 )
 
 logger = logging.getLogger("tvm_gnn")
@@ -55,8 +57,15 @@ def network_names(values: list[str]) -> list[str]:
 
 
 def cmd_collect(args) -> int:
-    """Measure candidates of real networks' tasks into MetaSchedule JSON databases (resumable)."""
+    """Measure candidates of real networks' tasks into MetaSchedule JSON databases, or with
+    --tuner ansor Ansor's states into auto_scheduler logs (resumable)."""
     import json
+
+    if args.tuner == "ansor":
+        from .ansor import cmd_collect as collect_ansor
+
+        return collect_ansor(args, network_names(args.network))
+    require_metaschedule()
 
     from ..collect import CollectConfig, check_same_cpu, collect_network
     from ..errors import DiskFullError, MeasureServiceError
@@ -172,6 +181,7 @@ def _collect_parser(sub) -> None:
         help="measure real network tasks into JSON databases",
         description=cmd_collect.__doc__,
     )
+    tuner_option(p)
     p.add_argument(
         "--network",
         nargs="+",

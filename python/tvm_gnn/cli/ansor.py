@@ -1,0 +1,169 @@
+# Licensed under the Apache License, Version 2.0.
+"""``tvm-gnn collect --tuner ansor`` and ``tvm-gnn tune --tuner ansor``: Ansor (TVM 0.19)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+
+from . import console, signals
+from .common import UsageError
+
+logger = logging.getLogger("tvm_gnn")
+
+#: the cost models ``tune --tuner ansor`` searches with
+ANSOR_MODELS = ("gnn", "xgb", "random")
+
+
+def _require_ansor() -> None:
+    from ..tvm_compat import LEGACY, VERSION
+
+    if not LEGACY:
+        raise UsageError(
+            f"--tuner ansor needs TVM 0.19 (Ansor), and this environment has TVM {VERSION}: "
+            "run it from the 0.19 environment (`VENV=.venv-tvm019 CONSTRAINTS="
+            "constraints-tvm0.19.txt ./build.sh setup`, then .venv-tvm019/bin/tvm-gnn; "
+            "docs/ansor.md)"
+        )
+
+
+def _target(args):
+    import tvm
+
+    from ..measure.hardware import usable_cores
+
+    if args.target == "llvm":
+        return tvm.target.Target(f"llvm -num-cores={args.num_cores or usable_cores()}")
+    try:
+        target = tvm.target.Target(args.target)
+    except Exception as err:  # noqa: BLE001 - TVM's error, in one line
+        raise UsageError(f"--target {args.target!r}: TVM does not know it ({err})") from None
+    if target.kind.name != "llvm":
+        raise UsageError(
+            f"--target {args.target}: this TVM 0.19 wheel generates code for CPUs (llvm) only"
+        )
+    return target
+
+
+def _measure(args):
+    from ..collect.ansor import AnsorMeasure
+
+    if not args.rpc_tracker and (args.rpc_key or getattr(args, "rpc_workers", 1) != 1):
+        raise UsageError("--rpc-key and --rpc-workers are for measuring through --rpc-tracker")
+    if args.rpc_tracker and not args.rpc_key:
+        raise UsageError("--rpc-tracker needs --rpc-key, the devices' key at the tracker")
+    defaults = AnsorMeasure()
+    return AnsorMeasure(
+        number=getattr(args, "number", defaults.number),
+        repeat=getattr(args, "repeat", defaults.repeat),
+        min_repeat_ms=getattr(args, "min_repeat_ms", defaults.min_repeat_ms),
+        cache_flush=args.cache_flush,
+        rpc_tracker=args.rpc_tracker,
+        rpc_key=args.rpc_key,
+        rpc_workers=getattr(args, "rpc_workers", 1),
+    )
+
+
+def cmd_collect(args, networks: list[str]) -> int:
+    """Measure Ansor states of ``networks``' tasks into auto_scheduler logs (resumable)."""
+    _require_ansor()
+    from ..collect.ansor import AnsorCollectConfig, collect_network
+    from ..measure.hardware import hardware_name
+    from ..measure.relay import RelayImportError
+    target = _target(args)
+    measure = _measure(args)
+    hardware = args.hardware or hardware_name(target, args.rpc_key if args.rpc_tracker else None)
+    cfg = AnsorCollectConfig(
+        trials_per_task=args.trials_per_task,
+        uniform_fraction=args.uniform_fraction,
+        batch_size=args.batch_size,
+        seed=args.seed,
+        max_tasks=args.max_tasks,
+    )
+    root = Path(args.out) / "ansor"
+    signals.on_interrupt_say(
+        f"every record measured so far is kept in {root / hardware}; the same command resumes"
+    )
+    console.route_tvm_logs(args, root / hardware / "collect.log")
+    _quiet_ansor()
+    failed = []
+    for net in networks:
+        try:
+            summary = collect_network(net, root, hardware, target, cfg, measure, not args.quiet)
+        except RelayImportError as err:
+            logger.error("%s; continuing with the next network", err)
+            failed.append(net)
+            continue
+        except Exception:  # noqa: BLE001 - one broken network must not stop the others
+            logger.exception("collecting %s failed; continuing with the next network", net)
+            failed.append(net)
+            continue
+        print(json.dumps(summary), flush=True)
+    if failed:
+        print(f"tvm-gnn collect: failed networks: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_tune(args) -> int:
+    """Tune a network with Ansor's task scheduler, check it, time it."""
+    _require_ansor()
+    from ..lock import one_writer
+    from ..measure.networks import NETWORKS
+    from ..measure.relay import RelayImportError
+    from ..tune.ansor import OutputMismatchError, tune_network
+
+    if args.network not in NETWORKS:
+        raise UsageError(f"unknown network {args.network!r}; choose one of {', '.join(NETWORKS)}")
+    if args.cost_model not in ANSOR_MODELS:
+        raise UsageError(
+            f"--tuner ansor searches with {', '.join(ANSOR_MODELS)}; not {args.cost_model}"
+        )
+    target = _target(args)
+    measure = _measure(args)
+    work_dir = Path(
+        args.work_dir or f"tune_runs/ansor-{args.network}-{args.cost_model}-{args.trials}"
+    )
+    if (work_dir / "records.json").exists():
+        raise UsageError(
+            f"{work_dir} holds an earlier Ansor run's records.json; give a new --work-dir (Ansor "
+            "would learn from them and the run would not be what it says)"
+        )
+    with one_writer(work_dir, f"tvm-gnn tune --tuner ansor {args.network}"):
+        signals.on_interrupt_say(f"the records measured so far are in {work_dir}")
+        console.route_tvm_logs(args, work_dir / "tvm-gnn.log")
+        _quiet_ansor()
+        try:
+            res = tune_network(
+                args.network,
+                args.cost_model,
+                args.trials,
+                target,
+                work_dir,
+                seed=args.seed,
+                trials_per_round=args.trials_per_iter,
+                repeats=args.repeats,
+                measure=measure,
+                checkpoint=args.checkpoint,
+                progress=not args.quiet,
+            )
+        except RelayImportError as err:
+            raise UsageError(str(err)) from None
+        except OutputMismatchError as err:
+            print(f"tvm-gnn tune: OUTPUT MISMATCH: {err}", file=sys.stderr)
+            return 1
+    print(
+        f"{res.network} (Ansor, {res.cost_model}, {res.trials} trials, {res.tasks} tasks): "
+        f"{res.latency_ms_median:.3f} ms (untuned {res.latency_ms_untuned:.3f} ms), output "
+        f"matches the untuned build; tuning took {res.tuning_seconds:.0f} s, "
+        f"{100 * res.cost_model_share:.1f}% of it in the cost model; log: {res.log_path}"
+    )
+    return 0
+
+
+def _quiet_ansor() -> None:
+    """Ansor's Python logger warns on the console about every operator left untuned when a
+    network compiles (which the records show); only its errors are shown."""
+    logging.getLogger("auto_scheduler").setLevel(logging.ERROR)

@@ -1,0 +1,222 @@
+# Licensed under the Apache License, Version 2.0.
+"""Tune a whole network with Ansor (TVM 0.19): ``tvm-gnn tune --tuner ansor``.
+
+The network comes through Relay (:mod:`tvm_gnn.measure.relay`); Ansor's task scheduler shares
+one cost model among all tasks (``gnn``: :class:`tvm_gnn.cost_models.ansor.GNNModel`, the
+shipped weights; ``xgb``: Ansor's ``XGBModel``; ``random``). The records go to
+``WORK_DIR/records.json``; the network is compiled with ``ApplyHistoryBest`` of them, its output
+checked against an untuned build of the same network (a mismatch is an error), and timed. The
+cost model's share of the wall-clock is measured around its ``predict`` and ``update``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..measure.relay import INPUT, extract_tasks, relay_module
+
+logger = logging.getLogger(__name__)
+
+ANSOR_COST_MODELS = ("gnn", "xgb", "random")
+
+
+class OutputMismatchError(RuntimeError):
+    """The tuned network's output differs from the untuned build's."""
+
+
+@dataclass
+class AnsorTuneResult:
+    network: str
+    cost_model: str
+    trials: int
+    tasks: int
+    latency_ms_median: float
+    latency_ms_untuned: float
+    tuning_seconds: float
+    cost_model_seconds: float
+    records: int
+    log_path: str
+
+    @property
+    def cost_model_share(self) -> float:
+        return self.cost_model_seconds / self.tuning_seconds if self.tuning_seconds else 0.0
+
+
+def _timed_model(kind: str, seed: int, checkpoint=None):
+    """The cost model, wrapped so that the time spent in it is counted; ``(model, clock)``."""
+    from tvm import auto_scheduler
+    from tvm.auto_scheduler.cost_model.cost_model import PythonBasedModel
+
+    if kind == "gnn":
+        from ..cost_models.ansor import AnsorGNN
+
+        inner = AnsorGNN(checkpoint=checkpoint, seed=seed)
+    elif kind == "xgb":
+        inner = auto_scheduler.XGBModel(seed=seed, verbose_eval=0)
+    elif kind == "random":
+        inner = None
+    else:
+        raise ValueError(f"unknown cost model {kind!r}; choose one of {ANSOR_COST_MODELS}")
+    clock = {"seconds": 0.0}
+    rng = np.random.default_rng(seed)
+
+    class Timed(PythonBasedModel):
+        def update(self, inputs, results):
+            t = time.perf_counter()
+            if inner is not None:
+                inner.update(inputs, results)
+            clock["seconds"] += time.perf_counter() - t
+
+        def predict(self, task, states):
+            t = time.perf_counter()
+            out = rng.uniform(0, 1, len(states)) if inner is None else inner.predict(task, states)
+            clock["seconds"] += time.perf_counter() - t
+            return out
+
+    return Timed(), clock
+
+
+def _build(mod, params, target, log=None, rewrite: bool = True):
+    import tvm
+    from tvm import auto_scheduler, relay
+
+    config = {"relay.backend.use_auto_scheduler": log is not None}
+    off = set() if rewrite else {"AutoSchedulerLayoutRewrite"}
+    if log is None:
+        with tvm.transform.PassContext(opt_level=3, config=config):
+            return relay.build(mod, target=target, params=params)
+    with auto_scheduler.ApplyHistoryBest(str(log)):
+        with tvm.transform.PassContext(opt_level=3, config=config, disabled_pass=off):
+            return relay.build(mod, target=target, params=params)
+
+
+def _run(lib, x, repeats: int):
+    """``(output, median latency in ms)`` of a compiled network on input ``x``."""
+    import tvm
+    from tvm.contrib import graph_executor
+
+    dev = tvm.cpu()
+    module = graph_executor.GraphModule(lib["default"](dev))
+    module.set_input(INPUT, x)
+    module.run()
+    out = module.get_output(0).numpy()
+    timer = module.module.time_evaluator("run", dev, number=1, repeat=repeats, min_repeat_ms=50)
+    return out, float(np.median(timer().results)) * 1e3
+
+
+def tune_network(
+    network: str,
+    cost_model: str,
+    trials: int,
+    target,
+    work_dir,
+    *,
+    seed: int = 0,
+    trials_per_round: int = 16,
+    repeats: int = 10,
+    measure=None,
+    checkpoint=None,
+    progress: bool = True,
+) -> AnsorTuneResult:
+    """Tune ``network`` for ``trials`` measurements over all its tasks, compile, check, time."""
+    from tvm import auto_scheduler
+
+    from ..collect.ansor import AnsorMeasure, builds, without_layout_rewrite
+
+    measure = measure or AnsorMeasure()
+    work_dir = Path(work_dir)
+    work_dir.mkdir(parents=True, exist_ok=True)
+    log = work_dir / "records.json"
+    mod, params, shape = relay_module(network, seed=seed)
+    tasks, weights = extract_tasks(mod, params, target)
+    # TVM 0.19 cannot build some tasks with layout rewriting; then the whole network is tuned
+    # and compiled without it, so that every record applies as it was measured
+    rewrite = all(builds(t, measure, seed) for t in tasks)
+    if not rewrite:
+        logger.warning("%s: a task does not build with layout rewriting; tuned without it", network)
+        tasks = [without_layout_rewrite(t) for t in tasks]
+    model, clock = _timed_model(cost_model, seed, checkpoint)
+    policies = [
+        auto_scheduler.SketchPolicy(t, program_cost_model=model, seed=seed + i, verbose=0)
+        for i, t in enumerate(tasks)
+    ]
+    callbacks = [auto_scheduler.RecordToFile(str(log))]
+    bar = _ProgressBar(trials, network) if progress else None
+    if bar is not None:
+        callbacks.append(_as_callback(bar))
+    options = auto_scheduler.TuningOptions(
+        num_measure_trials=trials,
+        num_measures_per_round=trials_per_round,
+        builder=measure.builder(),
+        runner=measure.runner(),
+        measure_callbacks=callbacks,
+        verbose=0,
+    )
+    from tvm.auto_scheduler.task_scheduler import LogEstimatedLatency
+
+    # the scheduler's table goes to a file, not the console; its task choice draws from numpy
+    scheduler = auto_scheduler.TaskScheduler(
+        tasks, weights, callbacks=[LogEstimatedLatency(str(work_dir / "estimated_latency.tsv"))]
+    )
+    np.random.seed(seed)
+    start = time.perf_counter()
+    scheduler.tune(options, search_policy=policies)
+    tuning_seconds = time.perf_counter() - start
+    if bar is not None:
+        bar.close()
+    x = np.random.default_rng(seed).standard_normal(shape).astype("float32")
+    ref, untuned_ms = _run(_build(mod, params, target), x, repeats)
+    out, tuned_ms = _run(_build(mod, params, target, log, rewrite), x, repeats)
+    if not np.allclose(out, ref, rtol=1e-3, atol=1e-3):
+        worst = float(np.max(np.abs(out - ref)))
+        raise OutputMismatchError(
+            f"{network}: the tuned network's output differs from the untuned build's by up to "
+            f"{worst:.3g} (records: {log})"
+        )
+    records = sum(1 for _ in open(log)) if log.is_file() else 0
+    result = AnsorTuneResult(
+        network=network,
+        cost_model=cost_model,
+        trials=trials,
+        tasks=len(tasks),
+        latency_ms_median=tuned_ms,
+        latency_ms_untuned=untuned_ms,
+        tuning_seconds=tuning_seconds,
+        cost_model_seconds=clock["seconds"],
+        records=records,
+        log_path=str(log),
+    )
+    summary = {**asdict(result), "cost_model_share": result.cost_model_share, "seed": seed}
+    (work_dir / "tune_result.json").write_text(json.dumps(summary, indent=1) + "\n")
+    return result
+
+
+class _ProgressBar:
+    """A measure callback that advances a tqdm bar by each round's measurements."""
+
+    def __init__(self, total: int, network: str):
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=total, desc=f"{network} (Ansor)", unit="trial")
+
+    def callback(self, policy, inputs, results):
+        self.bar.update(len(inputs))
+
+    def close(self):
+        self.bar.close()
+
+
+def _as_callback(obj):
+    from tvm.auto_scheduler.measure import PythonBasedMeasureCallback
+
+    class Callback(PythonBasedMeasureCallback):
+        def callback(self, policy, inputs, results):
+            obj.callback(policy, inputs, results)
+
+    return Callback()
