@@ -72,6 +72,7 @@ def cmd_collect(args, networks: list[str]) -> int:
     from ..collect.ansor import AnsorCollectConfig, collect_network
     from ..measure.hardware import hardware_name
     from ..measure.relay import RelayImportError
+
     target = _target(args)
     measure = _measure(args)
     hardware = args.hardware or hardware_name(target, args.rpc_key if args.rpc_tracker else None)
