@@ -25,6 +25,7 @@ from .nn import scratch  # noqa: E402 - no torch import
 
 scratch.point_torch_cache()  # before torch is imported: its compiler cache is not left in /tmp
 scratch.keep_triton_out()  # beside TVM 0.19, whose libLLVM crashes triton's (docs/ansor.md)
+scratch.quiet_torch_notices()  # torch's jit.script notice, raised by importing PyG: not the user's
 
 from .cost_models import COST_MODELS  # noqa: E402 - cheap: names only
 from .measure import intrinsics  # noqa: E402 - no tvm import

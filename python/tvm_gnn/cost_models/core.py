@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -100,38 +101,23 @@ class GNNCore:
     def load(self, path: str) -> None:
         """Weights, featurizer, online data and calibration prior from a checkpoint; a
         :class:`~tvm_gnn.errors.CheckpointError` naming the file, and no change, if it fails."""
-        model, featurizer, extra = ckpt.load(path)
-        if model.config.store_dim:
-            raise CheckpointError(
-                f"{path}: its head reads TVM's per-store features (an offline upper bound, "
-                "docs/validation.md); the GNN cost model scores candidates from their graphs alone"
-            )
-        data = online_data(extra.get("online_data", {}), path, model)
-        data_size = sum(len(g) for g, _ in data.values())
-        try:
-            last_train_size = int(extra.get("last_train_size", data_size))
-        except (TypeError, ValueError):
-            raise CheckpointError(f"{path}: its last_train_size is not a count") from None
-        prior = prior_of(extra, path)
-        self.model, self.featurizer = model, featurizer
-        self.trained = bool(extra.get("trained", True))
-        self.data, self.data_size, self.last_train_size = data, data_size, last_train_size
-        self.prior_slope = prior
+        saved = read_saved(path)
+        self.model, self.featurizer, self.trained = saved.model, saved.featurizer, saved.trained
+        self.data, self.data_size = saved.data, saved.data_size
+        self.last_train_size, self.prior_slope = saved.last_train_size, saved.prior_slope
         self.changed()
 
     def save(self, path: str) -> None:
         """Weights, featurizer, vocabulary, online data and calibration prior, atomically."""
-        online = {
-            key: {"graphs": pack_graphs(graphs), "costs": torch.from_numpy(costs)}
-            for key, (graphs, costs) in self.data.items()
-        }
-        extra = {
-            "trained": self.trained,
-            "online_data": online,
-            "last_train_size": self.last_train_size,
-            "calibration": {"slope": self.prior_slope} if self.prior_slope else None,
-        }
-        ckpt.save(path, self.model, self.featurizer, extra)
+        write_saved(
+            path,
+            self.model,
+            self.featurizer,
+            self.trained,
+            self.data,
+            self.last_train_size,
+            self.prior_slope,
+        )
 
     # -- learning ------------------------------------------------------------------------------
     def changed(self) -> None:
@@ -154,12 +140,10 @@ class GNNCore:
             np.concatenate([old_costs, np.asarray(costs, dtype=np.float64)]),
         )
         self.data_size += len(graphs)
-        if not self.trained and self.data_size < self.num_warmup_samples:
-            return False
-        if self.trained and self.data_size - self.last_train_size < max(
-            self.last_train_size / 5, MIN_NEW_SAMPLES
+        if not retrain_due(
+            self.trained, self.data_size, self.last_train_size, self.num_warmup_samples
         ):
-            return False  # as XGBModel: retrain once the data grew by a fifth
+            return False
         return self.retrain()
 
     def retrain(self) -> bool:
@@ -245,3 +229,59 @@ class GNNCore:
         return measured_scores(
             self.model, key, self.data.get(key), self._readouts, self._set_mean(key)
         )
+
+
+def retrain_due(trained: bool, data_size: int, last_train_size: int, warmup: int) -> bool:
+    """Whether the online data calls for a retrain: a new GNN after ``warmup`` measurements, a
+    trained one once the data grew by a fifth (and by :data:`MIN_NEW_SAMPLES`), as XGBModel."""
+    if not trained:
+        return data_size >= warmup
+    return data_size - last_train_size >= max(last_train_size / 5, MIN_NEW_SAMPLES)
+
+
+@dataclass(frozen=True)
+class Saved:
+    """What a GNN cost model's checkpoint holds, read and checked (:func:`read_saved`)."""
+
+    model: torch.nn.Module
+    featurizer: FeaturizerConfig
+    trained: bool
+    data: dict
+    data_size: int
+    last_train_size: int
+    prior_slope: float | None
+
+
+def read_saved(path: str) -> Saved:
+    """Read and check a checkpoint whole, sidecar included, before anything is swapped in:
+    :class:`~tvm_gnn.errors.CheckpointError` naming the file where any part is wrong."""
+    model, featurizer, extra = ckpt.load(path)
+    if model.config.store_dim:
+        raise CheckpointError(
+            f"{path}: its head reads TVM's per-store features (an offline upper bound, "
+            "docs/validation.md); the GNN cost model scores candidates from their graphs alone"
+        )
+    data = online_data(extra.get("online_data", {}), path, model)
+    data_size = sum(len(g) for g, _ in data.values())
+    try:
+        last_train_size = int(extra.get("last_train_size", data_size))
+    except (TypeError, ValueError):
+        raise CheckpointError(f"{path}: its last_train_size is not a count") from None
+    trained = bool(extra.get("trained", True))
+    prior = prior_of(extra, path)
+    return Saved(model, featurizer, trained, data, data_size, last_train_size, prior)
+
+
+def write_saved(path, model, featurizer, trained, data, last_train_size, prior_slope) -> None:
+    """Write what :func:`read_saved` reads, atomically."""
+    online = {
+        key: {"graphs": pack_graphs(graphs), "costs": torch.from_numpy(costs)}
+        for key, (graphs, costs) in data.items()
+    }
+    extra = {
+        "trained": trained,
+        "online_data": online,
+        "last_train_size": last_train_size,
+        "calibration": {"slope": prior_slope} if prior_slope else None,
+    }
+    ckpt.save(path, model, featurizer, extra)

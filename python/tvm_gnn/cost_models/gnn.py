@@ -34,15 +34,13 @@ from tvm.s_tir.meta_schedule.cost_model import PyCostModel
 from tvm.s_tir.meta_schedule.utils import shash2hex
 
 from ..costs import FAILED_SCORE, label_cost
-from ..errors import CheckpointError
 from ..featurize.graph import featurize_candidates
-from ..nn import checkpoint
-from ..nn.batch import pack_graphs
 from ..nn.model import default_gnn
 from ..nn.schema import FeaturizerConfig
 from ..nn.training import TrainConfig, fit, fit_head
 from ..resources import PRETRAINED
-from .calibration import calibration_of, prior_of
+from .calibration import calibration_of
+from .core import read_saved, retrain_due, write_saved
 from .ensemble import BlendScale, load_partner, make_partner, partner_ready, with_partner
 from .gp import GPExplorer, measured_rows
 from .novelty import Novelty
@@ -180,26 +178,14 @@ class GNNModel(PyCostModel):
         """
         # everything is read and checked first, then swapped in: a load that fails leaves the
         # model exactly as it was (weights, online data, partner)
-        model, featurizer, extra = checkpoint.load(path)
-        if model.config.store_dim:
-            raise CheckpointError(
-                f"{path}: its head reads TVM's per-store features (an offline upper bound, "
-                "docs/validation.md); GNNModel scores candidates from their graphs alone"
-            )
-        trained = bool(extra.get("trained", True))
-        data = online_data(extra.get("online_data", {}), path, model)
-        data_size = sum(len(g) for g, _ in data.values())
-        try:
-            last_train_size = int(extra.get("last_train_size", data_size))
-        except (TypeError, ValueError):
-            raise CheckpointError(f"{path}: its last_train_size is not a count") from None
+        saved = read_saved(path)
         partner = self.partner
         if partner is not None and Path(path + ".partner").exists():
             partner = load_partner(partner, path + ".partner")
-        self.model, self.featurizer, self.trained = model, featurizer, trained
+        self.model, self.featurizer, self.trained = saved.model, saved.featurizer, saved.trained
         self.partner = partner
-        self.data, self.data_size, self.last_train_size = data, data_size, last_train_size
-        self.prior_slope = prior_of(extra, path)
+        self.data, self.data_size = saved.data, saved.data_size
+        self.last_train_size, self.prior_slope = saved.last_train_size, saved.prior_slope
         self.calibration = calibration_of(self.prior_slope, self.calibrated)
         self._blend.reset()
         self._reference.reset()
@@ -208,17 +194,15 @@ class GNNModel(PyCostModel):
 
     def save(self, path: str) -> None:
         """Save weights, config, vocabulary and online data, atomically."""
-        online = {
-            key: {"graphs": pack_graphs(graphs), "costs": torch.from_numpy(costs)}
-            for key, (graphs, costs) in self.data.items()
-        }
-        extra = {
-            "trained": self.trained,
-            "online_data": online,
-            "last_train_size": self.last_train_size,
-            "calibration": {"slope": self.prior_slope} if self.prior_slope else None,
-        }
-        checkpoint.save(path, self.model, self.featurizer, extra)
+        write_saved(
+            path,
+            self.model,
+            self.featurizer,
+            self.trained,
+            self.data,
+            self.last_train_size,
+            self.prior_slope,
+        )
         if self.partner is not None:
             self.partner.save(path + ".partner")
         logger.info("saved GNNModel to %s", path)
@@ -261,11 +245,8 @@ class GNNModel(PyCostModel):
         if self.trained and self.online == "head":
             self._retrain_head()
             return
-        if self.trained and self.data_size - self.last_train_size < max(
-            self.last_train_size / 5, MIN_NEW_SAMPLES
-        ):
-            return  # as XGBModel: retrain once the data grew by a fifth (and by a batch at least)
-        self._retrain()
+        if retrain_due(self.trained, self.data_size, self.last_train_size, self.num_warmup_samples):
+            self._retrain()
 
     def _retrain(self) -> None:
         train = training_graphs(self.data)
