@@ -97,6 +97,7 @@ def test_the_tests_mirror_the_package():
 #: TVM or the GNN (its numbers are the benchmark's result), or runs what the tests of the
 #: package it measures already cover
 UNTESTED_SCRIPTS = {
+    "ansor_predict": "times the GNN's and XGBModel's predict on Ansor's states (TVM 0.19)",
     "featurize_jobs": "times the featurizer's worker processes",
     "featurize_predict": "times featurization and predict",
     "patched_tvm": "a helper: TVM with the patch series applied, for intrinsics_import",

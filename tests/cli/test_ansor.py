@@ -49,7 +49,7 @@ def test_tune_compiles_checks_and_times_the_network(tmp_path, capsys):
 
 def test_the_metaschedule_commands_say_where_they_run(capsys):
     assert main(["tune", "--network", "tiny_cnn"]) == 2
-    assert "has Ansor, not tvm_gnn's MetaSchedule line: add --tuner ansor" in (
+    assert "has Ansor, not tvm_gnn's MetaSchedule line: tune and collect take --tuner ansor" in (
         capsys.readouterr().err
     )
     assert (

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from . import console, signals
-from .common import UsageError
+from .common import UsageError, network_names, require_metaschedule
 
 logger = logging.getLogger("tvm_gnn")
 
@@ -66,9 +66,32 @@ def _measure(args):
     )
 
 
-def cmd_collect(args, networks: list[str]) -> int:
-    """Measure Ansor states of ``networks``' tasks into auto_scheduler logs (resumable)."""
+def by_tuner(metaschedule, command: str | None):
+    """What a parser runs: with ``--tuner ansor`` this module's ``command`` (None: a command of
+    MetaSchedule's only), else ``metaschedule``; each refused in one line where the installed
+    TVM lacks its tuner. ``tune``'s RPC options are Ansor's."""
+
+    def run(args) -> int:
+        if getattr(args, "tuner", "metaschedule") == "ansor":
+            if command is None:
+                raise UsageError("this command is MetaSchedule's; --tuner ansor has tune, collect")
+            return {"tune": cmd_tune, "collect": cmd_collect}[command](args)
+        if command == "tune" and (args.rpc_tracker or args.rpc_key):
+            raise UsageError(
+                "--rpc-tracker/--rpc-key measure through TVM's RPC tracker with --tuner ansor; "
+                "MetaSchedule's tune measures on this machine (collect takes them: docs/cli.md)"
+            )
+        require_metaschedule()
+        return metaschedule(args)
+
+    run.__doc__ = metaschedule.__doc__
+    return run
+
+
+def cmd_collect(args) -> int:
+    """Measure Ansor states of real networks' tasks into auto_scheduler logs (resumable)."""
     _require_ansor()
+    networks = network_names(args.network)
     from ..collect.ansor import AnsorCollectConfig, collect_network
     from ..measure.hardware import hardware_name
     from ..measure.relay import RelayImportError

@@ -175,8 +175,10 @@ def dataset_args(
     )
 
 
-def target_args(p) -> None:
-    """``--target`` and ``--num-cores``, for the commands that build for a target."""
+def target_args(p, tuner: bool = False, rpc: bool = False) -> None:
+    """``--target`` and ``--num-cores``; with ``tuner``, :func:`tuner_option` (and ``rpc``)."""
+    if tuner:
+        tuner_option(p, rpc)
     p.add_argument(
         "--target",
         default="llvm",
@@ -294,22 +296,55 @@ def input_folder(text: str) -> str:
 
 
 def require_metaschedule() -> None:
-    """A clear error where the installed TVM is 0.19, which has no MetaSchedule line."""
     from ..tvm_compat import LEGACY, VERSION
 
     if LEGACY:
         raise UsageError(
             f"this environment has TVM {VERSION}, which has Ansor, not tvm_gnn's MetaSchedule "
-            "line: add --tuner ansor, or use the default environment (docs/ansor.md)"
+            "line: tune and collect take --tuner ansor here (docs/ansor.md)"
         )
 
 
-def tuner_option(p) -> None:
-    """``--tuner``: MetaSchedule (TVM 0.26/0.27) or Ansor (TVM 0.19's environment)."""
+def tuner_option(p, rpc: bool = False) -> None:
+    """``--tuner``; with ``rpc``, ``--rpc-tracker`` and ``--rpc-key`` (Ansor's)."""
     p.add_argument(
         "--tuner",
         choices=("metaschedule", "ansor"),
         default="metaschedule",
-        help="metaschedule (TVM 0.26/0.27), or ansor (auto_scheduler; the TVM 0.19 "
-        "environment, docs/ansor.md) (default: metaschedule)",
+        help="metaschedule (TVM 0.26/0.27) or ansor (TVM 0.19's environment, docs/ansor.md)",
     )
+    if rpc:
+        p.add_argument(
+            "--rpc-tracker",
+            type=host_port,
+            default=None,
+            metavar="HOST:PORT",
+            help="measure on devices registered with this TVM RPC tracker (--tuner ansor)",
+        )
+        p.add_argument("--rpc-key", default=None, help="device key at the RPC tracker")
+
+
+def network_names(values: list[str]) -> list[str]:
+    from ..dataset.splits import HELD_OUT
+    from ..measure.networks import NETWORKS, SYNTHETIC
+
+    real = [n for n in NETWORKS if n != "tiny_cnn"]
+    names = []
+    for v in values:
+        if v == "all":
+            names += real + list(SYNTHETIC)
+        elif v == "held-out":
+            names += list(HELD_OUT)
+        elif v == "training":
+            names += [n for n in real if n not in HELD_OUT] + list(SYNTHETIC)
+        elif v == "synthetic":
+            names += list(SYNTHETIC)
+        elif v in NETWORKS or v in SYNTHETIC:
+            names.append(v)
+        else:
+            raise UsageError(
+                f"unknown network {v!r}; choose from "
+                f"{', '.join([*NETWORKS, *SYNTHETIC])}, or all, held-out, training, "
+                "synthetic"
+            )
+    return list(dict.fromkeys(names))

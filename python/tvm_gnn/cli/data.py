@@ -9,63 +9,30 @@ import sys
 from pathlib import Path
 
 from ..measure.runner import SEARCH_POPULATION
-from . import console, signals
+from . import ansor, console, signals
 from .common import (
     UsageError,
     folder_name,
     host_port,
     input_folder,
+    network_names,
     non_negative_int,
     number_in,
     output_folder,
     positive_int,
-    require_metaschedule,
     seed_int,
     share,
     target_args,
-    tuner_option,
 )
 
 logger = logging.getLogger("tvm_gnn")
 
 
 # -- collect -------------------------------------------------------------------------------------
-def network_names(values: list[str]) -> list[str]:
-    from ..dataset.splits import HELD_OUT
-    from ..measure.networks import NETWORKS, SYNTHETIC
-
-    real = [n for n in NETWORKS if n != "tiny_cnn"]
-    names = []
-    for v in values:
-        if v == "all":
-            names += real + list(SYNTHETIC)
-        elif v == "held-out":
-            names += list(HELD_OUT)
-        elif v == "training":
-            names += [n for n in real if n not in HELD_OUT] + list(SYNTHETIC)
-        elif v == "synthetic":
-            names += list(SYNTHETIC)
-        elif v in NETWORKS or v in SYNTHETIC:
-            names.append(v)
-        else:
-            raise UsageError(
-                f"unknown network {v!r}; choose from "
-                f"{', '.join([*NETWORKS, *SYNTHETIC])}, or all, held-out, training, "
-                "synthetic"
-            )
-    return list(dict.fromkeys(names))
-
-
 def cmd_collect(args) -> int:
     """Measure candidates of real networks' tasks into MetaSchedule JSON databases, or with
     --tuner ansor Ansor's states into auto_scheduler logs (resumable)."""
     import json
-
-    if args.tuner == "ansor":
-        from .ansor import cmd_collect as collect_ansor
-
-        return collect_ansor(args, network_names(args.network))
-    require_metaschedule()
 
     from ..collect import CollectConfig, check_same_cpu, collect_network
     from ..errors import DiskFullError, MeasureServiceError
@@ -181,7 +148,6 @@ def _collect_parser(sub) -> None:
         help="measure real network tasks into JSON databases",
         description=cmd_collect.__doc__,
     )
-    tuner_option(p)
     p.add_argument(
         "--network",
         nargs="+",
@@ -289,9 +255,9 @@ def _collect_parser(sub) -> None:
         help="devices measured in parallel through RPC (default: 1)",
     )
     p.add_argument("--seed", type=seed_int, default=0, help="sampling and search seed (default: 0)")
-    target_args(p)
+    target_args(p, tuner=True)
     console.log_option(p, "OUT/collect.log")
-    p.set_defaults(func=cmd_collect)
+    p.set_defaults(func=ansor.by_tuner(cmd_collect, "collect"))
 
 
 def _pack_parser(sub) -> None:

@@ -9,21 +9,18 @@ from pathlib import Path
 
 from ..cost_models import COST_MODELS
 from ..measure.runner import EPS_GREEDY, SEARCH_POPULATION
-from . import console, signals
+from . import ansor, console, signals
 from .common import (
     UsageError,
     check_output_folder,
-    host_port,
     input_file,
     input_folder,
     int_in,
     output_folder,
     positive_int,
-    require_metaschedule,
     seed_int,
     share,
     target_args,
-    tuner_option,
     workload_name,
 )
 
@@ -42,7 +39,6 @@ MAX_WIDEN = 16
 def cmd_demo(args) -> int:
     """Tune one workload with GNNModel and with XGBModel on the same budget, over several seeds;
     print each seed's best latencies and the ratio with its spread."""
-    require_metaschedule()
     from ..measure import workloads
     from ..measure.sampling import target_from
     from ..tune.workload import tune_tir
@@ -126,18 +122,7 @@ def demo_table(best: dict, models: list[str], seeds: list[int], seconds: dict) -
 
 
 def cmd_tune(args) -> int:
-    """Tune a network end to end, check its output against PyTorch, report its latency (with
-    --tuner ansor: Ansor's task scheduler, checked against an untuned build)."""
-    if args.tuner == "ansor":
-        from .ansor import cmd_tune as tune_ansor
-
-        return tune_ansor(args)
-    if args.rpc_tracker or args.rpc_key:
-        raise UsageError(
-            "--rpc-tracker/--rpc-key measure through TVM's RPC tracker with --tuner ansor; "
-            "MetaSchedule's tune measures on this machine (collect takes them: docs/cli.md)"
-        )
-    require_metaschedule()
+    """Tune a network end to end, check its output against PyTorch, report its latency."""
     from ..lock import one_writer
     from ..measure.networks import NETWORKS
     from ..measure.sampling import target_from
@@ -255,7 +240,7 @@ def _demo_parser(sub) -> None:
     p.add_argument("--seed", type=seed_int, default=0, help="the first seed (default: 0)")
     target_args(p)
     console.log_option(p, DEMO_LOG)
-    p.set_defaults(func=cmd_demo)
+    p.set_defaults(func=ansor.by_tuner(cmd_demo, None))
 
 
 def _tune_parser(sub) -> None:
@@ -328,18 +313,9 @@ def _tune_parser(sub) -> None:
         "3 runs in a row on cached data); see docs/networks.md",
     )
     p.add_argument("--seed", type=seed_int, default=0, help="search and model seed (default: 0)")
-    tuner_option(p)
-    p.add_argument(
-        "--rpc-tracker",
-        type=host_port,
-        default=None,
-        metavar="HOST:PORT",
-        help="measure on devices registered with this TVM RPC tracker (--tuner ansor)",
-    )
-    p.add_argument("--rpc-key", default=None, help="device key at the RPC tracker")
-    target_args(p)
+    target_args(p, tuner=True, rpc=True)
     console.log_option(p, "WORK_DIR/tvm-gnn.log")
-    p.set_defaults(func=cmd_tune)
+    p.set_defaults(func=ansor.by_tuner(cmd_tune, "tune"))
 
 
 def _population_option(p, default: int = SEARCH_POPULATION) -> None:

@@ -171,14 +171,7 @@ def tune_network(
     if bar is not None:
         bar.close()
     x = np.random.default_rng(seed).standard_normal(shape).astype("float32")
-    ref, untuned_ms = _run(_build(mod, params, target), x, repeats)
-    out, tuned_ms = _run(_build(mod, params, target, log, rewrite), x, repeats)
-    if not np.allclose(out, ref, rtol=1e-3, atol=1e-3):
-        worst = float(np.max(np.abs(out - ref)))
-        raise OutputMismatchError(
-            f"{network}: the tuned network's output differs from the untuned build's by up to "
-            f"{worst:.3g} (records: {log})"
-        )
+    tuned_ms, untuned_ms = _checked_latency(network, mod, params, target, log, rewrite, x, repeats)
     records = sum(1 for _ in open(log)) if log.is_file() else 0
     result = AnsorTuneResult(
         network=network,
@@ -195,6 +188,20 @@ def tune_network(
     summary = {**asdict(result), "cost_model_share": result.cost_model_share, "seed": seed}
     (work_dir / "tune_result.json").write_text(json.dumps(summary, indent=1) + "\n")
     return result
+
+
+def _checked_latency(network, mod, params, target, log, rewrite, x, repeats):
+    """``(tuned, untuned)`` latency in ms; :class:`OutputMismatchError` where the outputs of
+    the network compiled with the records and without them differ."""
+    ref, untuned_ms = _run(_build(mod, params, target), x, repeats)
+    out, tuned_ms = _run(_build(mod, params, target, log, rewrite), x, repeats)
+    if not np.allclose(out, ref, rtol=1e-3, atol=1e-3):
+        worst = float(np.max(np.abs(out - ref)))
+        raise OutputMismatchError(
+            f"{network}: the tuned network's output differs from the untuned build's by up to "
+            f"{worst:.3g} (records: {log})"
+        )
+    return tuned_ms, untuned_ms
 
 
 class _ProgressBar:
