@@ -24,18 +24,25 @@ FAILED_COST = 1e10
 FAILED_SCORE = -1e10
 
 
+def _valid_secs(run_secs) -> list[float] | None:
+    """``run_secs`` as floats, or ``None`` for a failure: no run times, the failure cost among
+    them, or a time that is not a finite positive number."""
+    if not run_secs:
+        return None
+    secs = [float(s) for s in run_secs]
+    if not all(math.isfinite(s) and 0 < s < FAILED_COST for s in secs):
+        return None
+    return secs
+
+
 def run_cost(run_secs) -> float | None:
     """The cost in seconds of a measurement with run times ``run_secs``.
 
     ``None`` for a failure: no run times, MetaSchedule's failure cost among them, or a time that
     is not a finite positive number.
     """
-    if not run_secs:
-        return None
-    secs = [float(s) for s in run_secs]
-    if not all(math.isfinite(s) and 0 < s < FAILED_COST for s in secs):
-        return None
-    return float(np.median(secs))
+    secs = _valid_secs(run_secs)
+    return None if secs is None else float(np.median(secs))
 
 
 def result_cost(builder_result, runner_result) -> float | None:
@@ -77,9 +84,5 @@ def ansor_cost(error_no: int, costs) -> float:
     XGBModel labels it (``GetPerStoreFeaturesFromMeasurePairs``): the **mean** of its run times,
     or :data:`FAILED_COST` for a failed run (error_no != 0, no times, or a time that is not a
     finite positive number)."""
-    secs = [float(c) for c in costs]
-    if int(error_no) != 0 or not secs:
-        return FAILED_COST
-    if not all(math.isfinite(s) and 0 < s < FAILED_COST for s in secs):
-        return FAILED_COST
-    return float(np.mean(secs))
+    secs = _valid_secs(list(costs)) if int(error_no) == 0 else None
+    return FAILED_COST if secs is None else float(np.mean(secs))

@@ -137,7 +137,8 @@ def cmd_tune(args) -> int:
     from ..lock import one_writer
     from ..measure.networks import NETWORKS
     from ..measure.relay import RelayImportError
-    from ..tune.ansor import OutputMismatchError, tune_network
+    from ..tune.ansor import tune_network
+    from ..tune.compile import OutputMismatchError
 
     if args.network not in NETWORKS:
         raise UsageError(f"unknown network {args.network!r}; choose one of {', '.join(NETWORKS)}")

@@ -133,7 +133,7 @@ class AnsorGNN:
         if not self.core.trained:
             return self._rng.uniform(0.0, 1.0, size=n)
         key = str(task.workload_key)
-        featurize = partial(_featurize, task, threads=self.threads)
+        featurize = partial(featurize_states, task, threads=self.threads)
         # a state's printed steps identify its program: 0.2 ms, against ~10 to lower and featurize
         raw, errors = self.core.scores(key, states, featurize, ids=[str(s) for s in states])
         if errors:
@@ -157,10 +157,6 @@ class AnsorGNN:
         fails)."""
         self.core.load(str(path))
         self.calibration = self._calibration()
-
-
-def _featurize(task, states, featurizer, threads=None):
-    return featurize_states(task, states, featurizer, threads)
 
 
 class GNNModel(PythonBasedModel):

@@ -34,7 +34,14 @@ from ..nn.schema import FeaturizerConfig
 from ..nn.training import TrainConfig, fit
 from ..resources import PRETRAINED
 from .calibration import prior_of
-from .online import MIN_NEW_SAMPLES, ONLINE_TRAIN, measured_scores, online_data, training_graphs
+from .online import (
+    MIN_NEW_SAMPLES,
+    ONLINE_TRAIN,
+    append_online,
+    measured_scores,
+    online_data,
+    training_graphs,
+)
 from .scoring import RoundReference, predict_candidates
 
 logger = logging.getLogger(__name__)
@@ -134,11 +141,7 @@ class GNNCore:
         self.reference.reset()
         if not graphs:
             return False
-        old_graphs, old_costs = self.data.get(key, ([], np.zeros(0)))
-        self.data[key] = (
-            old_graphs + list(graphs),
-            np.concatenate([old_costs, np.asarray(costs, dtype=np.float64)]),
-        )
+        append_online(self.data, key, graphs, costs)
         self.data_size += len(graphs)
         if not retrain_due(
             self.trained, self.data_size, self.last_train_size, self.num_warmup_samples
@@ -169,25 +172,14 @@ class GNNCore:
             return None
         return lambda readout: self.reference.get(key, lambda: readout.mean(dim=0))
 
-    def scores(
-        self, key: str, candidates, featurize, ids: list | None = None
-    ) -> tuple[np.ndarray, list[str]]:
+    def scores(self, key: str, candidates, featurize, ids: list) -> tuple[np.ndarray, list[str]]:
         """Raw scores of workload ``key``'s ``candidates`` (NaN where ``featurize``, as in
         :func:`.scoring.predict_candidates`, failed) and the failures' messages.
 
-        With ``ids`` (one hashable per candidate, equal for equal programs), each program's
-        readout is kept until the weights change, and a program scored again (Ansor's search
-        scores its first population twice a round, and draws some programs again) is not
-        featurized again: only the head runs on it."""
-        if ids is None:
-            return predict_candidates(
-                self.model,
-                candidates,
-                self.featurizer,
-                self.predict_batch_size,
-                self._set_mean(key),
-                featurize=featurize,
-            )
+        ``ids``: one hashable per candidate, equal for equal programs. Each program's readout is
+        kept until the weights change, and a program scored again (Ansor's search scores its
+        first population twice a round, and draws some programs again) is not featurized
+        again: only the head runs on it."""
         if len(ids) != len(candidates):
             raise ValueError(f"{len(ids)} ids for {len(candidates)} candidates: one each")
         cache = self._programs.setdefault(key, {})

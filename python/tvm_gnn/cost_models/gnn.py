@@ -50,6 +50,7 @@ from .online import (  # noqa: F401 - the recipes are GNNModel's API, defined wi
     ONLINE_MODES,
     ONLINE_TRAIN,
     REFIT_TRAIN,
+    append_online,
     head_rows,
     held_back,
     measured_scores,
@@ -234,11 +235,7 @@ class GNNModel(PyCostModel):
         key = shash2hex(context.mod)
         if self.novelty is not None and self.trained:  # before it learns them
             self.novelty.learn(self.model, [graphs[i] for i in keep], [costs[i] for i in keep])
-        old_graphs, old_costs = self.data.get(key, ([], np.zeros(0)))
-        self.data[key] = (
-            old_graphs + [graphs[i] for i in keep],
-            np.concatenate([old_costs, np.array([costs[i] for i in keep])]),
-        )
+        append_online(self.data, key, [graphs[i] for i in keep], [costs[i] for i in keep])
         self.data_size += len(keep)
         if not self.trained and self.data_size < self.num_warmup_samples:
             return

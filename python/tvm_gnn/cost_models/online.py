@@ -68,6 +68,15 @@ HOLD_BACK = 5
 HEAD_STEPS = 100
 
 
+def append_online(data: dict, key: str, graphs: list, costs) -> None:
+    """Add workload ``key``'s measured ``graphs`` and their ``costs`` to the online ``data``."""
+    old_graphs, old_costs = data.get(key, ([], np.zeros(0)))
+    data[key] = (
+        old_graphs + list(graphs),
+        np.concatenate([old_costs, np.asarray(costs, dtype=np.float64)]),
+    )
+
+
 def _learnable(data: dict):
     """``(group id, key, graphs, costs)`` of each workload with at least one successful run."""
     for gid, (key, (graphs, costs)) in enumerate(data.items()):

@@ -19,12 +19,12 @@ wheel's FFI is ctypes, and reading TVM's nodes field by field cost more than low
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 
+from ..measure.hardware import usable_cores
 from ..nn.schema import FeaturizerConfig
 from . import _json, _walk
-from .graph import batch_of
+from .graph import batch_of, graphs_of
 
 __all__ = ["featurize_states", "lower_state", "lower_states", "lower_states_json", "state_graphs"]
 
@@ -52,7 +52,7 @@ def _upstream():
 
 
 def _pooled(fn, items, threads: int | None):
-    threads = threads or len(os.sched_getaffinity(0))
+    threads = threads or usable_cores()
     if threads <= 1 or len(items) <= 1:
         return [fn(x) for x in items]
     with ThreadPoolExecutor(max_workers=threads) as pool:
@@ -115,14 +115,5 @@ def featurize_states(task, states, config: FeaturizerConfig, threads: int | None
 def state_graphs(task, states, config: FeaturizerConfig, threads: int | None = None):
     """One graph (``torch_geometric.data.Data``) per state, None where it failed; and the
     errors (the online data of :mod:`tvm_gnn.cost_models.ansor`)."""
-    from .graph import to_data, walk_arrays
-
-    graphs, errors = [], []
-    for i, text in enumerate(lower_states_json(task, states, threads)):
-        try:
-            func = _program(text)()
-            graphs.append(to_data(*walk_arrays(func, config.max_nodes, reuse=config.reuse)))
-        except Exception as err:  # noqa: BLE001 - a cost model must survive any bad state
-            graphs.append(None)
-            errors.append(f"state {i}: {type(err).__name__}: {err}")
-    return graphs, errors
+    texts = lower_states_json(task, states, threads)
+    return graphs_of([_program(t) for t in texts], config)

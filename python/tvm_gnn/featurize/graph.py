@@ -55,6 +55,7 @@ __all__ = [
     "featurize",
     "featurize_batch",
     "featurize_candidates",
+    "graphs_of",
     "lower",
     "walk_arrays",
     "walk_lists",
@@ -227,10 +228,16 @@ def featurize_candidates(candidates, config: FeaturizerConfig | None = None):
         One message per failed candidate, in order.
     """
     config = config or FeaturizerConfig()
+    return graphs_of([partial(lower, c.sch.mod, config.lowering) for c in candidates], config)
+
+
+def graphs_of(programs, config: FeaturizerConfig):
+    """:func:`featurize_candidates` of programs given as calls that return each one's PrimFunc
+    (or raise), as :func:`batch_of` takes them."""
     graphs, errors = [], []
-    for i, cand in enumerate(candidates):
+    for i, program in enumerate(programs):
         try:
-            graphs.append(featurize(cand.sch.mod, config))
+            graphs.append(to_data(*walk_arrays(program(), config.max_nodes, reuse=config.reuse)))
         except Exception as err:  # noqa: BLE001 - a cost model must survive any bad candidate
             graphs.append(None)
             errors.append(f"candidate {i}: {type(err).__name__}: {err}")

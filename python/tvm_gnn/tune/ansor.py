@@ -20,14 +20,11 @@ from pathlib import Path
 import numpy as np
 
 from ..measure.relay import INPUT, extract_tasks, relay_module
+from .compile import check_output
 
 logger = logging.getLogger(__name__)
 
 ANSOR_COST_MODELS = ("gnn", "xgb", "random")
-
-
-class OutputMismatchError(RuntimeError):
-    """The tuned network's output differs from the untuned build's."""
 
 
 @dataclass
@@ -191,16 +188,13 @@ def tune_network(
 
 
 def _checked_latency(network, mod, params, target, log, rewrite, x, repeats):
-    """``(tuned, untuned)`` latency in ms; :class:`OutputMismatchError` where the outputs of
-    the network compiled with the records and without them differ."""
+    """``(tuned, untuned)`` latency in ms; :class:`~.compile.OutputMismatchError` where the
+    outputs of the network compiled with the records and without them differ."""
     ref, untuned_ms = _run(_build(mod, params, target), x, repeats)
     out, tuned_ms = _run(_build(mod, params, target, log, rewrite), x, repeats)
-    if not np.allclose(out, ref, rtol=1e-3, atol=1e-3):
-        worst = float(np.max(np.abs(out - ref)))
-        raise OutputMismatchError(
-            f"{network}: the tuned network's output differs from the untuned build's by up to "
-            f"{worst:.3g} (records: {log})"
-        )
+    check_output(
+        out, ref, rtol=1e-3, atol=1e-3, what=f"{network} ({log})", against="the untuned build's"
+    )
     return tuned_ms, untuned_ms
 
 

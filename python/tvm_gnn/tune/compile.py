@@ -17,7 +17,8 @@ COMPILE_VERSION = 2
 
 
 class OutputMismatchError(RuntimeError):
-    """The tuned network's output differs from PyTorch's."""
+    """The tuned network's output differs from its reference's (PyTorch's, or for Ansor the
+    untuned build's)."""
 
 
 def compile_with_database(database, mod, target):
@@ -112,13 +113,19 @@ def compile_checked(
         and not hasattr(out, "numpy")
         else out
     ).numpy()
+    check_output(got, expected, rtol=rtol, atol=atol, what=what)
+    return vm, inp, untuned
+
+
+def check_output(got, expected, *, rtol: float, atol: float, what: str, against="PyTorch's"):
+    """:class:`OutputMismatchError` unless the tuned output ``got`` is allclose to ``expected``
+    (the output of the reference ``against``)."""
     if got.shape != expected.shape or not np.allclose(got, expected, rtol=rtol, atol=atol):
         diff = float(np.max(np.abs(got - expected))) if got.shape == expected.shape else math.nan
         raise OutputMismatchError(
-            f"{what}: tuned output differs from PyTorch's (shape {got.shape} vs "
+            f"{what}: tuned output differs from {against} (shape {got.shape} vs "
             f"{expected.shape}, max abs diff {diff:.3g}, rtol={rtol}, atol={atol})"
         )
-    return vm, inp, untuned
 
 
 def time_network(vm, inp, repeats: int) -> list[float]:
