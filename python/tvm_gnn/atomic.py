@@ -22,6 +22,16 @@ FULL_BELOW = 2**20
 _IN_FLIGHT: set[str] = set()
 
 
+def make_parents(path) -> None:
+    """Create the folders ``path`` goes in; where one of them is a file, an error that says so
+    (not "File exists" or "Not a directory")."""
+    path = Path(path)
+    for folder in reversed(path.parents):
+        if folder.exists() and not folder.is_dir():
+            raise NotADirectoryError(f"cannot write {path}: {folder} is a file, not a folder")
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+
 @contextlib.contextmanager
 def atomic_open(path, mode: str = "w", encoding: str | None = None):
     """Open a temporary file beside ``path``; when the block ends without an error, flush it to
@@ -37,7 +47,7 @@ def atomic_open(path, mode: str = "w", encoding: str | None = None):
         with open(path, mode, encoding=encoding if mode == "w" else None) as f:
             yield f
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_parents(path)
     # the temporary name stays within the file system's limit where the name itself is near it
     prefix = f".{path.name}." if len(os.fsencode(path.name)) <= 200 else ".tvm-gnn-write."
     try:

@@ -1,5 +1,8 @@
 """Calibrated scores: predicted normalized throughput, positive and in the raw score's order."""
 
+import hashlib
+import json
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -16,6 +19,7 @@ from tvm_gnn.cost_models.calibration import (
     within_slope,
 )
 from tvm_gnn.costs import FAILED_COST, FAILED_SCORE
+from tvm_gnn.errors import CheckpointError
 
 
 def test_the_within_workload_slope_ignores_each_workloads_level():
@@ -81,9 +85,34 @@ def test_a_checkpoint_without_a_calibration_is_a_clear_error(tmp_path):
     weights = tmp_path / "w.pt"
     weights.write_bytes(b"weights")
     assert prior_of({}, weights) is None
-    sidecar(weights).write_text('{"sha256": "not these weights", "slope": 2.0}')
-    assert prior_of({}, weights) is None  # a sidecar of other weights is not read
+    sidecar(weights).write_text(json.dumps({"sha256": "0" * 64, "slope": 2.0}))
+    with pytest.raises(CheckpointError, match=r"w.pt.calibration.json: a calibration written for"):
+        prior_of({}, weights)  # a sidecar of other weights is not read, and says so
     assert prior_of({"calibration": {"slope": 0.5}}, weights) == 0.5
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("[1, 2]", "a JSON object with 'slope' and 'sha256' expected"),
+        ('{"slope": 2.0}', "a JSON object with 'slope' and 'sha256' expected"),
+        ('{"slope": 2.0, "sha256": "', "unreadable JSON: Unterminated string"),
+        ("", "unreadable JSON: Expecting value"),
+        ('{"slope": "2", "sha256": "%s"}', "its slope is '2'; a positive finite number"),
+        ('{"slope": -1, "sha256": "%s"}', "its slope is -1; a positive finite number"),
+        ('{"slope": NaN, "sha256": "%s"}', "its slope is nan; a positive finite number"),
+        ('{"slope": 1, "sha256": 7}', "its sha256 is 7; 64 hex digits expected"),
+    ],
+)
+def test_a_sidecar_of_the_wrong_shape_is_one_line_naming_it(tmp_path, text, says):
+    weights = tmp_path / "w.pt"
+    weights.write_bytes(b"weights")
+    digest = hashlib.sha256(b"weights").hexdigest()
+    sidecar(weights).write_text(text.replace("%s", digest))
+    with pytest.raises(CheckpointError) as err:
+        prior_of({}, weights)
+    assert str(err.value).startswith(f"{sidecar(weights)}: ") and says in str(err.value)
+    assert "\n" not in str(err.value)
 
 
 def test_the_shipped_gnn_calibrated_scores_in_the_raw_order_and_fails_stay_failed(

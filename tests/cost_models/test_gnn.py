@@ -178,12 +178,23 @@ def test_an_unknown_online_update_is_refused():
 def test_empty_candidate_lists(conv_candidates):
     ctx, _ = conv_candidates
     model = _trained_model(conv_candidates)
-    # Through TVM's FFI bridge an empty list crashes inside TVM's own _PyCostModel.f_predict
+    # Through TVM's FFI bridge an empty list stops inside TVM's own _PyCostModel.f_predict
     # (np.ctypeslib.as_array on a NULL pointer) for every Python cost model, XGBModel included;
-    # patches/ fixes that upstream. GNNModel's own method handles it:
-    assert model._inst.predict(ctx, []).shape == (0,)
+    # patches/ fixes that upstream. A Python caller of GNNModel reaches its own method:
+    assert model.predict(ctx, []).shape == (0,)
     model.update(ctx, [], [])
     assert model.data_size == 24
+
+
+def test_the_python_api_says_what_is_wrong_in_its_own_words(conv_candidates, tmp_path):
+    ctx, cands = conv_candidates
+    model = GNNModel(seed=0)
+    with pytest.raises(ValueError, match="update: 2 candidates and 1 results; give one result a"):
+        model.update(ctx, cands[:2], _results(1))
+    (tmp_path / "afile").touch()
+    for where in ("afile/m.pt", "afile/x/m.pt"):  # not "File exists", not "Not a directory"
+        with pytest.raises(NotADirectoryError, match=r"afile is a file, not a folder"):
+            model.save(str(tmp_path / where))
 
 
 def test_unfeaturizable_candidate_gets_lowest_score_and_warning(conv_candidates, caplog):

@@ -92,9 +92,11 @@ def cmd_collect(args) -> int:
     """Measure Ansor states of real networks' tasks into auto_scheduler logs (resumable)."""
     _require_ansor()
     networks = network_names(args.network)
+    from ..collect import check_same_cpu
     from ..collect.ansor import AnsorCollectConfig, collect_network
     from ..measure.hardware import hardware_name
     from ..measure.relay import RelayImportError
+    from .leftovers import tidy_on_failure
 
     target = _target(args)
     measure = _measure(args)
@@ -107,24 +109,27 @@ def cmd_collect(args) -> int:
         max_tasks=args.max_tasks,
     )
     root = Path(args.out) / "ansor"
+    if not (args.rpc_tracker or args.other_cpu):
+        check_same_cpu(root, hardware, target)  # before the work: one line
     signals.on_interrupt_say(
         f"every record measured so far is kept in {root / hardware}; the same command resumes"
     )
-    console.route_tvm_logs(args, root / hardware / "collect.log")
-    _quiet_ansor()
-    failed = []
-    for net in networks:
-        try:
-            summary = collect_network(net, root, hardware, target, cfg, measure, not args.quiet)
-        except RelayImportError as err:
-            logger.error("%s; continuing with the next network", err)
-            failed.append(net)
-            continue
-        except Exception:  # noqa: BLE001 - one broken network must not stop the others
-            logger.exception("collecting %s failed; continuing with the next network", net)
-            failed.append(net)
-            continue
-        print(json.dumps(summary), flush=True)
+    with tidy_on_failure(args.out):  # a refused run leaves no empty folder or log
+        console.route_tvm_logs(args, root / hardware / "collect.log")
+        _quiet_ansor()
+        failed = []
+        for net in networks:
+            try:
+                summary = collect_network(net, root, hardware, target, cfg, measure, not args.quiet)
+            except RelayImportError as err:
+                logger.error("%s; continuing with the next network", err)
+                failed.append(net)
+                continue
+            except Exception:  # noqa: BLE001 - one broken network must not stop the others
+                logger.exception("collecting %s failed; continuing with the next network", net)
+                failed.append(net)
+                continue
+            print(json.dumps(summary), flush=True)
     if failed:
         print(f"tvm-gnn collect: failed networks: {', '.join(failed)}", file=sys.stderr)
         return 1
@@ -139,6 +144,7 @@ def cmd_tune(args) -> int:
     from ..measure.relay import RelayImportError
     from ..tune.ansor import tune_network
     from ..tune.compile import OutputMismatchError
+    from .leftovers import tidy_on_failure
 
     if args.network not in NETWORKS:
         raise UsageError(f"unknown network {args.network!r}; choose one of {', '.join(NETWORKS)}")
@@ -156,7 +162,8 @@ def cmd_tune(args) -> int:
             f"{work_dir} holds an earlier Ansor run's records.json; give a new --work-dir (Ansor "
             "would learn from them and the run would not be what it says)"
         )
-    with one_writer(work_dir, f"tvm-gnn tune --tuner ansor {args.network}"):
+    command = f"tvm-gnn tune --tuner ansor {args.network}"
+    with tidy_on_failure(work_dir), one_writer(work_dir, command):
         signals.on_interrupt_say(f"the records measured so far are in {work_dir}")
         console.route_tvm_logs(args, work_dir / "tvm-gnn.log")
         _quiet_ansor()

@@ -39,6 +39,7 @@ def cmd_collect(args) -> int:
     from ..measure.builder import make_builder
     from ..measure.runner import MeasureConfig, make_runner
     from ..measure.sampling import target_from
+    from .leftovers import tidy_on_failure
 
     networks = network_names(args.network)
     if not args.rpc_tracker and (args.rpc_key or args.rpc_workers != 1):
@@ -72,37 +73,38 @@ def cmd_collect(args) -> int:
     signals.on_interrupt_say(
         f"every record measured so far is kept in {args.out}; the same command resumes"
     )
-    console.route_tvm_logs(args, Path(args.out) / "collect.log")
-    failed = []
-    builder = None  # one for all the networks: its build workers take seconds to start
-    try:
-        for net in networks:
-            builder = builder or make_builder(timeout_sec=measure.build_timeout_sec)
-            try:
-                summary = collect_network(
-                    net,
-                    args.out,
-                    target,
-                    cfg,
-                    measure,
-                    runner=runner,
-                    rpc_key=args.rpc_key if args.rpc_tracker else None,
-                    hardware=args.hardware,
-                    progress=not args.quiet,
-                    builder=builder,
-                )
-            except (UsageError, ValueError, MeasureServiceError, DiskFullError):
-                raise  # what the user fixes, for every network alike: one line, not a traceback
-            except Exception:  # noqa: BLE001 - one broken network must not stop the others
-                logger.exception("collecting %s failed; continuing with the next network", net)
-                failed.append(net)
-                builder.close()  # the next network starts with fresh build workers
-                builder = None
-                continue
-            print(json.dumps(summary), flush=True)
-    finally:
-        if builder is not None:
-            builder.close()
+    with tidy_on_failure(args.out):  # a refused run leaves no empty folder or log
+        console.route_tvm_logs(args, Path(args.out) / "collect.log")
+        failed = []
+        builder = None  # one for all the networks: its build workers take seconds to start
+        try:
+            for net in networks:
+                builder = builder or make_builder(timeout_sec=measure.build_timeout_sec)
+                try:
+                    summary = collect_network(
+                        net,
+                        args.out,
+                        target,
+                        cfg,
+                        measure,
+                        runner=runner,
+                        rpc_key=args.rpc_key if args.rpc_tracker else None,
+                        hardware=args.hardware,
+                        progress=not args.quiet,
+                        builder=builder,
+                    )
+                except (UsageError, ValueError, MeasureServiceError, DiskFullError):
+                    raise  # what the user fixes, for every network alike: one line, not a traceback
+                except Exception:  # noqa: BLE001 - one broken network must not stop the others
+                    logger.exception("collecting %s failed; continuing with the next network", net)
+                    failed.append(net)
+                    builder.close()  # the next network starts with fresh build workers
+                    builder = None
+                    continue
+                print(json.dumps(summary), flush=True)
+        finally:
+            if builder is not None:
+                builder.close()
     if failed:
         print(f"tvm-gnn collect: failed networks: {', '.join(failed)}", file=sys.stderr)
         return 1

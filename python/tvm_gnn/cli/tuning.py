@@ -23,9 +23,9 @@ from .common import (
     target_args,
     workload_name,
 )
+from .leftovers import tidy_on_failure
 
-# -- demo ----------------------------------------------------------------------------------------
-#: the demo's work folders are temporary; its log stays where it was run
+# -- demo: its work folders are temporary; its log stays where it was run -------------------------
 DEMO_LOG = "tvm-gnn-demo.log"
 #: per model and seed, and the seeds: two seeds of 32 trials, and a small search population, so
 #: that `./build.sh demo` answers in minutes on 2 cores (docs/benchmarks.md, "The demo")
@@ -142,7 +142,7 @@ def cmd_tune(args) -> int:
     work_dir = args.work_dir or f"tune_runs/{args.network}-{args.cost_model}-{args.trials}"
     check_output_folder(work_dir)  # the default's, as --work-dir's: space, name, type
     # one run a work dir: a second stops at once instead of both writing one database
-    with one_writer(work_dir, f"tvm-gnn tune {args.network}"):
+    with tidy_on_failure(work_dir), one_writer(work_dir, f"tvm-gnn tune {args.network}"):
         return _tune(args, target, work_dir)
 
 

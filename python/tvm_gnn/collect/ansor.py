@@ -31,6 +31,7 @@ from ..atomic import write_json
 from ..costs import FAILED_COST, ansor_cost
 from ..lock import one_writer
 from ..measure.relay import extract_tasks, relay_module
+from .config import RunLog, provenance
 
 logger = logging.getLogger(__name__)
 
@@ -248,10 +249,17 @@ def collect_network(
             for t, w in zip(tasks, weights)
         ]
         write_json(folder / "network_info" / f"{network}.json", {"tasks": info})
-        valid = total = 0
+        line = provenance(target, measure, cfg, measure.rpc_key if measure.rpc_tracker else None)
+        # who measured: one line a run (its network, CPU, settings; records added, seconds), which
+        # `collect` reads to refuse mixing another CPU's latencies into this folder
+        run_log = RunLog(folder / "network_info" / "provenance.jsonl", {**line, "network": network})
+        valid = total = added = 0
         for i, task in enumerate(bar(tasks, f"{network} (Ansor)", progress, unit="task")):
-            v, n = collect_task(task, records / log_name(task), cfg, measure, cfg.seed + 1000 * i)
-            valid, total = valid + v, total + n
+            log = records / log_name(task)
+            before = valid_records(log)[1]
+            v, n = collect_task(task, log, cfg, measure, cfg.seed + 1000 * i)
+            valid, total, added = valid + v, total + n, added + n - before
+            run_log.update(added)
     return {
         "network": network,
         "tuner": "ansor",

@@ -22,12 +22,15 @@ best of the round's first set at 1.
 from __future__ import annotations
 
 import json
+import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from ..costs import FAILED_COST
+from ..errors import CheckpointError
 
 #: the prior slope weighs as much as this many of the workload's own measurements
 PRIOR_PROGRAMS = 16
@@ -147,7 +150,10 @@ def sidecar(checkpoint) -> Path:
 
 def prior_of(extra: dict, checkpoint) -> float | None:
     """The prior slope of a checkpoint: its own (``extra["calibration"]``, written by training),
-    or its sidecar file's (:func:`sidecar`) when that names the checkpoint's digest."""
+    or its sidecar file's (:func:`sidecar`), which must name the checkpoint's digest.
+
+    A sidecar that is not a calibration, or that was written for other weights, raises
+    :class:`~tvm_gnn.errors.CheckpointError` naming it."""
     own = extra.get("calibration")
     if isinstance(own, dict) and own.get("slope"):
         return float(own["slope"])
@@ -156,6 +162,32 @@ def prior_of(extra: dict, checkpoint) -> float | None:
         return None
     import hashlib
 
-    data = json.loads(path.read_text())
-    digest = hashlib.sha256(Path(checkpoint).read_bytes()).hexdigest()
-    return float(data["slope"]) if data.get("sha256") == digest else None
+    slope, digest = read_sidecar(path)
+    if digest != hashlib.sha256(Path(checkpoint).read_bytes()).hexdigest():
+        raise CheckpointError(
+            f"{path}: a calibration written for other weights (its sha256 is not "
+            f"{Path(checkpoint).name}'s); remove it, or train again to write one for these"
+        )
+    return slope
+
+
+def read_sidecar(path: Path) -> tuple[float, str]:
+    """``(slope, sha256)`` of a calibration sidecar, checked: one line naming the file if its
+    bytes, shape, types or range are wrong."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        reason = getattr(err, "msg", None) or type(err).__name__
+        msg = f"{path}: not a calibration file (unreadable JSON: {reason})"
+        raise CheckpointError(msg) from None
+    if not isinstance(data, dict) or not {"slope", "sha256"} <= data.keys():
+        raise CheckpointError(
+            f"{path}: not a calibration file (a JSON object with 'slope' and 'sha256' expected)"
+        )
+    slope, digest = data["slope"], data["sha256"]
+    ok_slope = isinstance(slope, (int, float)) and not isinstance(slope, bool)
+    if not ok_slope or not math.isfinite(slope) or slope <= 0:
+        raise CheckpointError(f"{path}: its slope is {slope!r}; a positive finite number expected")
+    if not (isinstance(digest, str) and re.fullmatch(r"[0-9a-f]{64}", digest)):
+        raise CheckpointError(f"{path}: its sha256 is {digest!r}; 64 hex digits expected")
+    return float(slope), digest

@@ -244,9 +244,12 @@ class Saved:
     prior_slope: float | None
 
 
-def read_saved(path: str) -> Saved:
+def read_saved(path: str, calibrated: bool = True) -> Saved:
     """Read and check a checkpoint whole, sidecar included, before anything is swapped in:
-    :class:`~tvm_gnn.errors.CheckpointError` naming the file where any part is wrong."""
+    :class:`~tvm_gnn.errors.CheckpointError` naming the file where any part is wrong.
+
+    A calibration sidecar is used only by calibrated scores: with ``calibrated=False`` a bad one
+    is a warning naming it, and the checkpoint loads without a prior slope."""
     model, featurizer, extra = ckpt.load(path)
     if model.config.store_dim:
         raise CheckpointError(
@@ -260,7 +263,13 @@ def read_saved(path: str) -> Saved:
     except (TypeError, ValueError):
         raise CheckpointError(f"{path}: its last_train_size is not a count") from None
     trained = bool(extra.get("trained", True))
-    prior = prior_of(extra, path)
+    try:
+        prior = prior_of(extra, path)
+    except CheckpointError as err:
+        if calibrated:
+            raise
+        logger.warning("%s; ignored, as only calibrated scores read it", err)
+        prior = None
     return Saved(model, featurizer, trained, data, data_size, last_train_size, prior)
 
 

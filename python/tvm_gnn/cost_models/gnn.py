@@ -179,7 +179,7 @@ class GNNModel(PyCostModel):
         """
         # everything is read and checked first, then swapped in: a load that fails leaves the
         # model exactly as it was (weights, online data, partner)
-        saved = read_saved(path)
+        saved = read_saved(path, calibrated=self.calibrated)
         partner = self.partner
         if partner is not None and Path(path + ".partner").exists():
             partner = load_partner(partner, path + ".partner")
@@ -211,7 +211,11 @@ class GNNModel(PyCostModel):
     # -- MetaSchedule interface ----------------------------------------------------------------
     def update(self, context, candidates, results) -> None:
         """Add measured candidates to the online data and retrain when enough is new."""
-        assert len(candidates) == len(results)
+        if len(candidates) != len(results):
+            raise ValueError(
+                f"GNNModel.update: {len(candidates)} candidates and {len(results)} results; "
+                "give one result a candidate"
+            )
         if not candidates:
             return
         self._reference.reset()
@@ -326,3 +330,19 @@ class GNNModel(PyCostModel):
         if not self.model.config.compare:
             return None
         return lambda readout: self._reference.get(key, lambda: readout.mean(dim=0))
+
+
+def _own(name: str):
+    def call(self, *args, **kwargs):
+        return getattr(self._inst, name)(*args, **kwargs)
+
+    call.__name__ = name
+    call.__doc__ = getattr(GNNModel._cls, name).__doc__
+    return call
+
+
+# Python callers reach the model's own methods, so their errors keep their types and words (an
+# empty ``predict`` would otherwise stop in TVM's wrapper on a NULL buffer, and an OSError of
+# ``save`` would come back as a RuntimeError); TVM's C++ calls the same methods through the FFI.
+for _name in ("load", "save", "update", "predict"):
+    setattr(GNNModel, _name, _own(_name))

@@ -52,27 +52,71 @@ def _read(path, mmap: bool = False) -> dict:
     path = Path(path)
     if path.is_dir():
         raise CheckpointError(f"checkpoint {path} is a folder; give the .pt file in it")
-    if not path.is_file():
+    if not path.exists():
         raise CheckpointError(f"checkpoint {path} does not exist")
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint {path} is not a regular file; give the .pt file")
+    what = _not_a_torch_zip(path)
+    if what:
+        raise CheckpointError(f"{path} is not a tvm_gnn checkpoint: it is {what}")
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True, mmap=mmap)
     except Exception as err:  # noqa: BLE001 - any unpickling failure means a corrupt file
-        raise CheckpointError(f"checkpoint {path} is corrupt or not a torch file: {err}") from err
+        why = "is cut short or damaged" if "zip" in str(err).lower() else "holds Python objects"
+        msg = f"{path} is not a tvm_gnn checkpoint: a torch file that {why}"
+        raise CheckpointError(msg) from err
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise CheckpointError(f"{path} is not a tvm_gnn checkpoint")
+        raise CheckpointError(
+            f"{path} is not a tvm_gnn checkpoint: a torch file of something else (no "
+            f"{FORMAT!r} tag; `tvm-gnn train` writes checkpoints)"
+        )
     if payload.get("format_version") != FORMAT_VERSION:
         raise CheckpointError(
             f"checkpoint {path} has format version {payload.get('format_version')}, "
             f"this tvm_gnn reads {FORMAT_VERSION}"
         )
-    if payload.get("vocab") != list(NODE_TYPES):
-        raise CheckpointError(
-            f"checkpoint {path} was trained with node-type vocabulary version "
-            f"{payload.get('vocab_version')}; this tvm_gnn has version {VOCAB_VERSION}"
-        )
+    vocab = payload.get("vocab")
+    if vocab != list(NODE_TYPES):
+        raise CheckpointError(f"checkpoint {path} {_vocab_differs(vocab)}; train it again")
     if not isinstance(payload.get("extra", {}), dict):
         raise CheckpointError(f"checkpoint {path}: its 'extra' is not a dict")
     return payload
+
+
+def _not_a_torch_zip(path: Path) -> str | None:
+    """What ``path`` is, where it is not the zip file ``torch.save`` writes (None where it is)."""
+    with open(path, "rb") as f:
+        head = f.read(512)
+    if head.startswith(b"PK\x03\x04"):
+        return None
+    if not head:
+        return "empty"
+    if head.startswith(b"\x1f\x8b"):
+        return "a gzip file"
+    if head.startswith(b"\x80") and len(head) > 1 and head[1] <= 5:
+        return "a pickle or a torch file of the old format, which tvm_gnn never writes"
+    try:
+        text = head.decode()
+    except UnicodeDecodeError:
+        text = None
+    if text is None or any(ord(c) < 32 and c not in "\t\n\r\f" for c in text):
+        return "binary data of another kind (a checkpoint is the zip file torch.save writes)"
+    return "JSON text" if text.lstrip()[:1] in ("{", "[") else "text"
+
+
+def _vocab_differs(vocab) -> str:
+    """How a checkpoint's node-type vocabulary differs from this tvm_gnn's, in words."""
+    if not isinstance(vocab, list):
+        return "records no node-type vocabulary"
+    ours = list(NODE_TYPES)
+    pairs = enumerate(zip(vocab, ours))
+    first = next((i for i, (a, b) in pairs if a != b), min(len(vocab), len(ours)))
+    theirs = vocab[first] if first < len(vocab) else "(its end)"
+    mine = ours[first] if first < len(ours) else "(our end)"
+    return (
+        f"was trained on another node-type vocabulary ({len(vocab)} types against this "
+        f"tvm_gnn's {len(ours)}; type {first} is {theirs!r} there and {mine!r} here)"
+    )
 
 
 def read_info(path) -> dict:
