@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -117,6 +118,31 @@ def write_bytes(path, data: bytes) -> None:
         f.write(data)
 
 
+#: the image formats a plot is written in, by the name's suffix (none: PNG)
+PLOT_FORMATS = ("png", "svg", "pdf", "jpg", "jpeg")
+
+
+def save_figure(fig, path, dpi: int) -> None:
+    """A matplotlib figure at exactly ``path`` (matplotlib alone would write ``NAME.png`` for a
+    name without a suffix, beside a device or pipe given as the name), atomically."""
+    fmt = Path(str(path)).suffix[1:].lower() or "png"
+    with atomic_open(path, "wb") as f:
+        fig.savefig(f, dpi=dpi, format=fmt)
+
+
 def write_json(path, obj, indent: int = 1) -> None:
-    """``obj`` as indented JSON at ``path``, atomically."""
-    write_text(path, json.dumps(obj, indent=indent) + "\n")
+    """``obj`` as indented JSON at ``path``, atomically; a NaN or infinite number is written as
+    ``null`` (JSON has no such numbers, and most readers refuse Python's ``NaN``)."""
+    write_text(path, json.dumps(finite(obj), indent=indent, allow_nan=False) + "\n")
+
+
+def finite(obj):
+    """``obj`` with every float that is not finite replaced by None, through dicts, lists and
+    tuples (numpy scalars included)."""
+    if isinstance(obj, dict):
+        return {k: finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [finite(v) for v in obj]
+    if isinstance(obj, float) or type(obj).__name__ in ("float32", "float64"):
+        return float(obj) if math.isfinite(obj) else None
+    return obj

@@ -3,12 +3,19 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from . import atomic
 
 
 def markers(name: str) -> tuple[str, str]:
+    """The HTML comments around section ``name``; ValueError for a name that would break them."""
+    if not name.strip() or "--" in name or re.search(r"[<>\n]", name):
+        raise ValueError(
+            f"section name {name!r} would break the HTML comments that mark it: no '--', '<', "
+            "'>' or line break, and not empty"
+        )
     return f"<!-- begin {name} (generated, do not edit) -->", f"<!-- end {name} -->"
 
 
@@ -31,6 +38,8 @@ def check_sections(path, *names: str) -> None:
     ``path`` must be a regular file or none: it is read before it is rewritten (a named pipe
     would block the read, a device would lose what it holds)."""
     path = Path(path)
+    for name in names:
+        markers(name)  # a name that would break its markers, whether or not the file exists
     if not path.exists():
         return
     if not path.is_file():

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from . import dataset, space
+from . import atomic, dataset, space
 from .dataset.splits import HELD_OUT
 from .nn.config import VAL_FRACTION
 from .nn.model import GNN, default_gnn
@@ -260,6 +260,5 @@ def plot_history(hist: History, path, title: str = "") -> None:
             ax2.axvline(hist.best_epoch + 1, color="gray", ls="--", lw=1)
     ax.set_title(textwrap.fill(title or "training", 90), fontsize=8)  # long network lists wrap
     fig.tight_layout()
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    atomic.save_figure(fig, path, dpi=120)
     plt.close(fig)

@@ -5,6 +5,7 @@ line and exit 2 before any work, with nothing measured lost and nothing half-wri
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -95,7 +96,7 @@ def _provenance(folder: Path, cpu_model: str, llvm: str | None) -> None:
 
 def test_a_hardware_folder_of_another_cpu_is_refused_unless_asked(tmp_path, capsys):
     from tvm_gnn.collect import check_same_cpu
-    from tvm_gnn.measure.hardware import cpu_identity, cpu_model
+    from tvm_gnn.measure.hardware import cpu_identity, cpu_model, hardware_name
     from tvm_gnn.measure.sampling import target_from
 
     _provenance(tmp_path / "hw" / "resnet18", "Another CPU 9000", "skylake")
@@ -104,6 +105,14 @@ def test_a_hardware_folder_of_another_cpu_is_refused_unless_asked(tmp_path, caps
     said = _error(capsys)
     assert f"{tmp_path / 'hw'} holds records measured on Another CPU 9000 (skylake)" in said
     assert "pass --other-cpu to add them anyway" in said
+    # the folder it suggests is named for this machine, never for the other CPU
+    mine = hardware_name(target_from("llvm", 2), None)
+    llvm = cpu_identity().get("llvm") or "2"
+    hint = mine if llvm in mine else re.sub(r"-(\d+c)$", rf"-{llvm}-\1", mine)
+    assert f"(--hardware {hint})" in said
+    _provenance(tmp_path / "llvm-intel-xeon-2c" / "resnet18", "Intel Xeon", "icelake-server")
+    assert run([*argv[:-1], "llvm-intel-xeon-2c"]) == 2
+    assert "xeon" not in _error(capsys).split("--hardware ")[1].lower()
     here = tmp_path / "same"  # a folder of this very CPU, old lines without LLVM's name too
     _provenance(here / "a", cpu_model(), cpu_identity().get("llvm"))
     _provenance(here / "b", cpu_model(), None)

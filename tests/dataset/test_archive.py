@@ -153,3 +153,28 @@ def test_a_folder_a_collector_writes_is_not_packed_under_it(small_db, tmp_path):
         with pytest.raises(FolderBusyError, match=r"being written by pid \d+ \(tvm-gnn collect"):
             data.pack(small_db.parent.parent, tmp_path / "packed")
     assert not list((tmp_path / "packed").rglob("*.gz"))
+
+
+def test_unpack_refuses_its_own_source_and_a_raw_folder_behind_the_packed_copy(packed, tmp_path):
+    with pytest.raises(ValueError, match="would write inside the packed dataset"):
+        data.unpack(packed, packed)
+    with pytest.raises(ValueError, match="would write inside the packed dataset"):
+        data.unpack(packed, packed / "raw")
+    raw = tmp_path / "raw"
+    data.unpack(packed, raw)
+    (rec,) = raw.glob(f"*/unit/{dbfile.RECORD_FILE}")
+    rec.write_text(rec.read_text().splitlines(keepends=True)[0])  # a run that started over
+    with pytest.raises(ValueError, match=r"unit hold fewer records than the packed copy"):
+        data.unpack(packed, raw)  # not "unpacked 0" and exit 0
+    assert len(rec.read_text().splitlines()) == 1  # and nothing was touched
+
+
+def test_pack_leaves_a_cut_last_line_out(small_db, tmp_path, caplog):
+    rec = small_db / dbfile.RECORD_FILE
+    whole = rec.read_bytes()
+    rec.write_bytes(whole + b'[0, [["cut')  # a killed collector's last line
+    out = tmp_path / "out"
+    data.pack(small_db.parent.parent, out)
+    (gz,) = out.glob(f"*/unit/{dbfile.RECORD_FILE}.gz")
+    assert gzip.decompress(gz.read_bytes()) == whole
+    assert "its cut last line is left out of the packed copy" in caplog.text

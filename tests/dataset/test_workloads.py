@@ -4,6 +4,7 @@ programs."""
 
 import gzip
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ from tvm_gnn.dataset import records
 from tvm_gnn.dataset.dbfile import WORKLOAD_FILE
 from tvm_gnn.dataset.layout import network_folders, open_db_folder
 from tvm_gnn.dataset.workloads import SCRIPT_FILE, Workloads, _from_script
+from tvm_gnn.errors import DataError
 from tvm_gnn.featurize import graph
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,3 +69,32 @@ def test_a_workload_without_a_script_raises_tvms_own_error(tmp_path):
     with pytest.raises(Exception) as err:  # noqa: PT011 - TVM's own error type
         Workloads(tmp_path, [line])[0]
     assert "script" not in str(err.value).lower()
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (lambda good: good[: len(good) // 2], "cut or corrupt (Compressed file ended"),
+        (lambda good: b"garbage", "cut or corrupt (Not a gzipped file"),
+        (lambda good: gzip.compress(b"[1, 2]"), "not a map of workload hashes to TVMScript"),
+    ],
+)
+def test_a_cut_or_foreign_script_file_is_one_error_naming_it_not_a_warning_a_line(
+    tmp_path, content, says
+):
+    """Where the workloads' JSON is unreadable (0.27 reading 0.26's) and the scripts are the only
+    way, a bad script file stops the folder with one line naming it, not a skip per record."""
+    folder = tmp_path / "lstm"
+    shutil.copytree(FOLDER, folder)
+    script = folder / SCRIPT_FILE
+    script.write_bytes(content(script.read_bytes()))
+    wl = folder / (WORKLOAD_FILE + ".gz")
+    lines = gzip.decompress(wl.read_bytes()).decode().splitlines()
+    # each workload's JSON made unreadable by this TVM, as 0.26's is to 0.27
+    lines = [json.dumps([json.loads(ln)[0], "bm90IGEgbW9kdWxl"]) for ln in lines]
+    wl.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    with pytest.raises(DataError) as err:
+        list(records.distinct_programs(folder))
+    message = str(err.value)
+    assert message.startswith(f"{script}: {says}") and "\n" not in message
+    assert f"the {len(lines)} workloads of its folder only through it" in message

@@ -89,6 +89,7 @@ def _main(argv) -> int:
     )
     if argv is None:  # the program's own process (not a caller's, e.g. a test's): own the signals
         signals.install(args.command)
+    _warn_more_cores(args)
     try:
         code = args.func(args)
         sys.stdout.flush()  # a reader gone away shows here, not in Python's exit
@@ -102,6 +103,22 @@ def _main(argv) -> int:
     except KeyboardInterrupt:
         print(f"tvm-gnn {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _warn_more_cores(args) -> None:
+    """``--num-cores`` above this machine's cores, for this machine, is probably a mistake: its
+    threads would share the cores and the latencies would say so. A device behind
+    ``--rpc-tracker`` has cores of its own."""
+    from ..measure.hardware import usable_cores
+
+    cores = getattr(args, "num_cores", None)
+    if cores and not getattr(args, "rpc_tracker", None) and cores > usable_cores():
+        logging.getLogger("tvm_gnn").warning(
+            "--num-cores %d is more than the %d cores this process may use here; its threads "
+            "will share them",
+            cores,
+            usable_cores(),
+        )
 
 
 if __name__ == "__main__":

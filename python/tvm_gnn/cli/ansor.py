@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 from . import console, signals
-from .common import UsageError, network_names, require_metaschedule
+from .common import UsageError, require_metaschedule
+from .networks import network_names
 
 logger = logging.getLogger("tvm_gnn")
 

@@ -222,13 +222,21 @@ def output_file(text: str) -> Path:
         raise argparse.ArgumentTypeError(f"cannot write {_shown(path)}: {why}")
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"{_shown(path)} is a folder, not a file")
-    if path.exists() and not os.access(path, os.W_OK):
-        raise argparse.ArgumentTypeError(f"{_shown(path)} is not writable")
+    if path.exists() and not (os.access(path, os.W_OK) and path.stat().st_mode & 0o222):
+        raise argparse.ArgumentTypeError(f"{_shown(path)} is read-only; chmod it or name another")
     if path.exists() and not path.is_file():  # a device or a pipe: written through, not replaced
         return path
     why = _writable_folder(path.parent)
     if why:
         raise argparse.ArgumentTypeError(f"cannot write {_shown(path)}: {why}")
+    return path
+
+
+def plot_file(text: str) -> Path:
+    """An argparse type: :func:`output_file` named for an image format (PNG without a suffix)."""
+    path, fmt = output_file(text), Path(text).suffix[1:].lower()
+    if fmt and fmt not in atomic.PLOT_FORMATS:
+        raise argparse.ArgumentTypeError(f"{text}: plots are {', '.join(atomic.PLOT_FORMATS)}")
     return path
 
 
@@ -322,29 +330,3 @@ def tuner_option(p, rpc: bool = False) -> None:
             help="measure on devices registered with this TVM RPC tracker (--tuner ansor)",
         )
         p.add_argument("--rpc-key", default=None, help="device key at the RPC tracker")
-
-
-def network_names(values: list[str]) -> list[str]:
-    from ..dataset.splits import HELD_OUT
-    from ..measure.networks import NETWORKS, SYNTHETIC
-
-    real = [n for n in NETWORKS if n != "tiny_cnn"]
-    names = []
-    for v in values:
-        if v == "all":
-            names += real + list(SYNTHETIC)
-        elif v == "held-out":
-            names += list(HELD_OUT)
-        elif v == "training":
-            names += [n for n in real if n not in HELD_OUT] + list(SYNTHETIC)
-        elif v == "synthetic":
-            names += list(SYNTHETIC)
-        elif v in NETWORKS or v in SYNTHETIC:
-            names.append(v)
-        else:
-            raise UsageError(
-                f"unknown network {v!r}; choose from "
-                f"{', '.join([*NETWORKS, *SYNTHETIC])}, or all, held-out, training, "
-                "synthetic"
-            )
-    return list(dict.fromkeys(names))

@@ -15,7 +15,6 @@ from .common import (
     folder_name,
     host_port,
     input_folder,
-    network_names,
     non_negative_int,
     number_in,
     output_folder,
@@ -24,6 +23,7 @@ from .common import (
     share,
     target_args,
 )
+from .networks import network_names
 
 logger = logging.getLogger("tvm_gnn")
 
@@ -45,7 +45,7 @@ def cmd_collect(args) -> int:
     if not args.rpc_tracker and (args.rpc_key or args.rpc_workers != 1):
         raise UsageError("--rpc-key and --rpc-workers are for measuring through --rpc-tracker")
     check_raw_root(args.out)  # before minutes of task extraction
-    target = target_from(args.target, args.num_cores)
+    target = target_from(args.target, args.num_cores, local=not args.rpc_tracker)
     if not (args.rpc_tracker or args.other_cpu):
         check_same_cpu(args.out, args.hardware, target)  # before the work: one line
     cfg = CollectConfig(

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import UsageError, dataset_args, document_file, input_file, output_file, seed_int
+from .common import (
+    UsageError,
+    dataset_args,
+    document_file,
+    input_file,
+    output_file,
+    plot_file,
+    seed_int,
+)
 
 #: The section of the results document that ``tvm-gnn eval --out`` rewrites.
 RESULTS_SECTION = "tvm-gnn eval"
@@ -141,7 +149,7 @@ def _eval_parser(sub) -> None:
         default=None,
         help="markdown file whose generated block gets the tables (e.g. docs/results.md)",
     )
-    p.add_argument("--plot", type=output_file, default=None, help="bar-plot PNG")
+    p.add_argument("--plot", type=plot_file, default=None, help="bar-plot PNG")
     p.add_argument("--json", type=output_file, default=None, help="all numbers as JSON")
     p.add_argument(
         "--seeds",

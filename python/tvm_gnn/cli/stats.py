@@ -15,6 +15,7 @@ from .common import (
     folder_name,
     input_folder,
     output_file,
+    plot_file,
     positive_int,
     target_args,
 )
@@ -156,7 +157,7 @@ def _dataset_stats_parser(sub) -> None:
     )
     p.add_argument(
         "--plot",
-        type=output_file,
+        type=plot_file,
         default=None,
         metavar="PNG",
         help="also draw per network its workloads (those no other network has apart) and its "

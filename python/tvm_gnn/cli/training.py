@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import argparse
+import logging
 import math
+import os
 
 from ..nn.config import LOSSES, VAL_FRACTION, TrainConfig, defaults
 from ..nn.schema import FeaturizerConfig
@@ -17,12 +20,15 @@ from .common import (
     number_in,
     output_file,
     output_folder,
+    plot_file,
     positive_int,
     seed_int,
 )
 
 #: TrainConfig's defaults (the shipped recipe): the options' defaults
 SHIPPED = defaults(TrainConfig)
+
+logger = logging.getLogger("tvm_gnn")
 
 
 # -- train -------------------------------------------------------------------------------------
@@ -56,6 +62,12 @@ def cmd_train(args) -> int:
         except ValueError as err:
             raise UsageError(str(err)) from None
     plot = args.plot or loss_plot(args.out)
+    if not args.plot and plot != os.devnull:  # the derived name: checked before the training
+        try:
+            plot_file(plot)
+        except argparse.ArgumentTypeError as err:
+            raise UsageError(f"the loss plot beside --out: {err}; give --plot") from None
+    _check_held_out(args.held_out, args.data)
     with one_writer_of(args.out, "tvm-gnn train"):  # a second run onto this --out stops at once
         i = _train(args, plot, config, overrides, hardware, snapshot)
     print(
@@ -72,6 +84,26 @@ def cmd_train(args) -> int:
     )
     print(f"wrote {args.out} and {plot}")
     return 0
+
+
+def _check_held_out(names: list[str], data) -> None:
+    """``--held-out`` names that are no network are refused (a typo would hold out nothing); a
+    network the dataset has no folder of is a warning (nothing of it would be trained on anyway)."""
+    from ..dataset.layout import network_folders
+    from ..measure.networks import NETWORKS, SYNTHETIC
+
+    unknown = [n for n in names if n not in NETWORKS and n not in SYNTHETIC]
+    if unknown:
+        raise UsageError(
+            f"--held-out: {', '.join(unknown)} is no network; choose from {', '.join(NETWORKS)}"
+        )
+    try:
+        present = {net for _, net, _ in network_folders(data)}
+    except (OSError, ValueError):
+        return  # the dataset's own check says what is wrong with it
+    absent = [n for n in names if n not in present]
+    if absent:
+        logger.warning("--held-out: %s has no folder in %s", ", ".join(absent), data)
 
 
 def _train(args, plot, config, overrides, hardware, snapshot) -> dict:
@@ -116,7 +148,7 @@ def _train_parser(sub) -> None:
     )
     p.add_argument(
         "--plot",
-        type=output_file,
+        type=plot_file,
         default=None,
         help="loss-curve PNG (default: the checkpoint's name + -loss.png)",
     )

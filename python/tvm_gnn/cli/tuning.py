@@ -129,7 +129,7 @@ def cmd_tune(args) -> int:
 
     if args.network not in NETWORKS:
         raise UsageError(f"unknown network {args.network!r}; choose one of {', '.join(NETWORKS)}")
-    target = target_from(args.target, args.num_cores)
+    target = target_from(args.target, args.num_cores, local=True)
     if args.cache_flush and target.kind.name != "llvm":
         raise UsageError(f"--cache-flush flushes the CPU cache; target {target.kind.name} has none")
     bad = [b for b in args.budgets or [] if b > args.trials]

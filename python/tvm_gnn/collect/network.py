@@ -287,8 +287,10 @@ def check_same_cpu(root, hardware: str | None, target) -> None:
         if m != model or (cpu and llvm and cpu != llvm)
     )
     if others:
-        mark = llvm or "2"
-        own = re.sub(r"-(\d+c)$", rf"-{mark}-\1", hardware)
+        # a folder named for this machine (its model, then LLVM's name for its CPU), never one
+        # named for the other CPU
+        mine, mark = hardware_name(target, None), llvm or "2"
+        own = re.sub(r"-(\d+c)$", rf"-{mark}-\1", mine) if mark not in mine else mine
         own = own if own != hardware else f"{hardware}-{mark}"
         raise DataError(
             f"{Path(root) / hardware} holds records measured on {', '.join(others)}, and this "

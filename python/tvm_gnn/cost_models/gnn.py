@@ -150,6 +150,8 @@ class GNNModel(PyCostModel):
         self.num_warmup_samples = num_warmup_samples
         self.train_config = train_config or (REFIT_TRAIN if online == "refit" else ONLINE_TRAIN)
         self.seed = seed
+        if not isinstance(predict_batch_size, int) or predict_batch_size < 1:
+            raise ValueError(f"predict_batch_size is {predict_batch_size!r}; a count >= 1")
         self.predict_batch_size = predict_batch_size
         self._rng = np.random.default_rng(seed)
         self.data: dict[str, tuple[list, np.ndarray]] = {}  # workload hash -> (graphs, costs)

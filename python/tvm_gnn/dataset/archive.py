@@ -6,7 +6,6 @@ from __future__ import annotations
 import gzip
 import io
 import logging
-import shutil
 from pathlib import Path
 
 from .. import atomic
@@ -34,8 +33,25 @@ def unpack(packed_root, raw_root) -> list[str]:
     cut (:func:`tvm_gnn.lock.unfinished`) is unpacked again whole, never skipped; a folder
     another run is writing stops it (:class:`tvm_gnn.lock.FolderBusyError`).
     """
+    packed, raw = Path(packed_root).resolve(), Path(raw_root).resolve()
+    if packed == raw or packed in raw.parents or raw in packed.parents:
+        raise ValueError(
+            f"unpack into {raw_root} would write inside the packed dataset {packed_root} (or "
+            "around it); give a raw folder of its own, e.g. data_raw"
+        )
+    folders = list(network_folders(check_root(packed_root, "packed dataset root")))
+    behind = [
+        str(Path(raw_root) / hw / net)
+        for hw, net, folder in folders
+        if _fewer_lines(Path(raw_root) / hw / net, folder)
+    ]
+    if behind:
+        raise ValueError(
+            f"{', '.join(behind)} hold fewer records than the packed copy; unpack would keep them "
+            "as they are and pack would refuse them later: move them away, then unpack again"
+        )
     written = []
-    for hw, net, folder in network_folders(check_root(packed_root, "packed dataset root")):
+    for hw, net, folder in folders:
         dest = Path(raw_root) / hw / net
         if was_cut(dest) is None and any((dest / f).exists() for f in DB_FILES):
             continue
@@ -56,6 +72,19 @@ def unpack(packed_root, raw_root) -> list[str]:
                 atomic.write_bytes(dest / f, data)
                 written.append(str(dest / f))
     return written
+
+
+def _fewer_lines(raw: Path, packed: Path) -> bool:
+    """Whether a raw folder (not being unpacked again) holds fewer lines of a database than the
+    packed folder's copy."""
+    if was_cut(raw) is not None:
+        return False
+    return any(
+        (raw / f).exists()
+        and (packed / (f + ".gz")).exists()
+        and count_lines(raw / f) < count_lines(packed / (f + ".gz"))
+        for f in DB_FILES
+    )
 
 
 def pack(raw_root, out_root, force: bool = False) -> list[str]:
@@ -120,11 +149,14 @@ def gzip_bytes(src: Path, name: str) -> bytes:
     """``src`` gzipped, deterministically: level 9, no timestamp, and the header's file name that
     the committed files carry (they were written as ``NAME.gz.tmp`` and renamed)."""
     buf = io.BytesIO()
-    with open(src, "rb") as s:
-        with gzip.GzipFile(
-            filename=f"{name}.gz.tmp", fileobj=buf, mode="wb", compresslevel=9, mtime=0
-        ) as z:
-            shutil.copyfileobj(s, z)
+    data = src.read_bytes()
+    if data and not data.endswith(b"\n"):  # a killed writer's cut last line: no record
+        data = data[: data.rfind(b"\n") + 1]
+        logger.warning("%s: its cut last line is left out of the packed copy", src)
+    with gzip.GzipFile(
+        filename=f"{name}.gz.tmp", fileobj=buf, mode="wb", compresslevel=9, mtime=0
+    ) as z:
+        z.write(data)
     return buf.getvalue()
 
 

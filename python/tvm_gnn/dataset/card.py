@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import atomic
 from .rates import no_runs, rate_line, seconds_a_record
 
 
@@ -159,11 +160,8 @@ def stats_figure(st: dict):
 
 def stats_plot(st: dict, path) -> None:
     """:func:`stats_figure` as a PNG at ``path``."""
-    from pathlib import Path
-
     import matplotlib.pyplot as plt
 
     fig = stats_figure(st)
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    atomic.save_figure(fig, path, dpi=110)
     plt.close(fig)

@@ -5,6 +5,7 @@ the held-out networks; :mod:`.card` renders them."""
 from __future__ import annotations
 
 import json
+import logging
 
 import numpy as np
 
@@ -19,6 +20,8 @@ from .layout import (
 from .rates import add_timed_runs, no_runs
 from .records import samples
 from .splits import HELD_OUT
+
+logger = logging.getLogger(__name__)
 
 
 def stats(root, held_out=None) -> dict:
@@ -44,6 +47,7 @@ def stats(root, held_out=None) -> dict:
     for hw, net, folder in network_folders(check_root(root)):
         add_timed_runs(rates.setdefault(hw, no_runs()), folder)
         got, scan = samples(folder)
+        _check_scripts(folder, len(scan.workload_hashes))
         per_wl = {}
         traces = {r.line: json.dumps(r.trace, separators=(",", ":")) for r in scan.records}
         distinct = set()
@@ -128,3 +132,18 @@ def would_add(root, hardware: str, manifests: dict[str, list[dict]]) -> list[dic
         )
         seen |= hashes
     return rows
+
+
+def _check_scripts(folder, workloads: int) -> None:
+    """A warning naming a folder's workload scripts where they cannot be read: the TVM versions
+    that read the workloads only through them (0.27) would lose the folder's records."""
+    from ..errors import DataError
+    from .workloads import SCRIPT_FILE, read_scripts
+
+    path = folder / SCRIPT_FILE
+    if not path.exists():
+        return
+    try:
+        read_scripts(path, workloads)
+    except DataError as err:
+        logger.warning("%s", err)

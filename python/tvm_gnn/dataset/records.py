@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import DataError
 from . import dbfile
 from .layout import open_db_folder, read_tasks
 from .workloads import Workloads
@@ -72,6 +73,8 @@ def tuning_records(folder: Path, max_line: int | None = None, lines=None):
         rec = by_line[s.line]
         try:
             yield s, ms.database.TuningRecord.from_json(rec.raw, workloads[rec.workload])
+        except DataError:
+            raise  # a file of the folder, not this record: every line would fail alike
         except Exception as err:  # noqa: BLE001 - TVM raises its own error types
             yield s, err
 

@@ -50,8 +50,28 @@ class Workloads:
     def scripts(self) -> dict[str, str]:
         if self._scripts is None:
             path = self.folder / SCRIPT_FILE
-            self._scripts = json.loads(gzip.decompress(path.read_bytes())) if path.exists() else {}
+            self._scripts = read_scripts(path, len(self.lines)) if path.exists() else {}
         return self._scripts
+
+
+def read_scripts(path: Path, workloads: int) -> dict[str, str]:
+    """A :data:`SCRIPT_FILE`, checked: :class:`~tvm_gnn.errors.DataError` naming it and what is
+    lost (the folder's ``workloads`` this TVM reads only through it) if it is cut or not one."""
+    from ..errors import DataError
+
+    try:
+        data = json.loads(gzip.decompress(path.read_bytes()))
+    except (OSError, EOFError, UnicodeDecodeError, ValueError) as err:
+        reason = getattr(err, "msg", None) or str(err).splitlines()[0] or type(err).__name__
+        data, why = None, f"cut or corrupt ({reason})"
+    else:
+        why = "not a map of workload hashes to TVMScript"
+    if isinstance(data, dict) and all(isinstance(v, str) for v in data.values()):
+        return data
+    raise DataError(
+        f"{path}: {why}; this TVM reads the {workloads} workloads of its folder only through it. "
+        "Restore it (`git checkout`, or `tvm-gnn unpack` again)"
+    )
 
 
 def _from_script(script: str):

@@ -155,6 +155,11 @@ def evaluate(
     # are left out (and MLPModel.predict crashes on a single candidate).
     trivial = sum(len(g.candidates) < 2 for g in test)
     test = [g for g in test if len(g.candidates) > 1]
+    if not test:  # nothing to rank is a failed evaluation, never a table of "-" and exit 0
+        raise EvaluationError(
+            f"no workload of {', '.join(nets)} has two programs to rank ({trivial} with one; "
+            "records that could not be read are in the warnings above): nothing was evaluated"
+        )
     shared = _shared(root, hardware, train_nets, snapshot, test)
     out = {
         "hardware": hardware,

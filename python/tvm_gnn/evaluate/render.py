@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
+from .. import atomic
 from ..cost_models.mlp_fixes import MKL_CBWR
 from .ranking import DESCRIPTIONS
 
@@ -160,6 +159,5 @@ def plot(res: dict, path) -> None:
     ax.legend(fontsize=8, loc="upper left", ncol=3)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    atomic.save_figure(fig, path, dpi=120)
     plt.close(fig)
