@@ -129,18 +129,35 @@ def check_raw_root(root) -> None:
 def cmd_pack(args) -> int:
     """Gzip the raw collected databases into the committed dataset folder."""
     from ..dataset import pack
+    from ..dataset.ansor_archive import hardware_folders, pack_ansor
+    from ..dataset.layout import network_folders
 
-    written = pack(args.raw, args.out, force=args.force)
+    ansor = hardware_folders(args.raw)
+    written = (
+        []
+        if ansor and not any(network_folders(args.raw))
+        else pack(args.raw, args.out, force=args.force)
+    )
     print(f"packed {len(written)} changed database files into {args.out}")
+    if ansor:
+        logs = pack_ansor(args.raw, args.out, force=args.force)
+        print(f"packed {len(logs)} changed Ansor logs into {args.out}/ansor")
     return 0
 
 
 def cmd_unpack(args) -> int:
     """Gunzip the committed dataset into the raw folder, so collection resumes from it."""
     from ..dataset import unpack
+    from ..dataset.ansor_archive import hardware_folders, unpack_ansor
+    from ..dataset.layout import network_folders
 
-    written = unpack(args.data, args.raw)
-    print(f"unpacked {len(written)} database files into {args.raw}")
+    ansor = hardware_folders(args.data)
+    if not ansor or any(network_folders(args.data)):
+        written = unpack(args.data, args.raw)
+        print(f"unpacked {len(written)} database files into {args.raw}")
+    if ansor:
+        logs = unpack_ansor(args.data, args.raw)
+        print(f"unpacked {len(logs)} Ansor logs into {args.raw}/ansor")
     return 0
 
 
