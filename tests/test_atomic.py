@@ -72,3 +72,14 @@ def test_a_device_is_written_through_not_replaced(tmp_path):
 def test_a_folder_is_refused_by_name(tmp_path):
     with pytest.raises(IsADirectoryError, match="is a folder"):
         atomic.write_text(tmp_path, "x")
+
+
+def test_json_holds_null_where_a_number_is_not_finite(tmp_path):
+    import json
+
+    import numpy as np
+
+    path = tmp_path / "r.json"
+    atomic.write_json(path, {"a": float("nan"), "b": [np.float64("inf"), 1.5], "c": (2,)})
+    assert "NaN" not in path.read_text() and "Infinity" not in path.read_text()
+    assert json.loads(path.read_text()) == {"a": None, "b": [None, 1.5], "c": [2]}

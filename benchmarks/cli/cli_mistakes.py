@@ -141,6 +141,7 @@ API = (
     )
     + "GNNModel().predict(ctx, c)\nEOF\n"
 )
+SHIPPED = "cp $(python -c 'import tvm_gnn.resources as r; print(r.PRETRAINED)')"
 CARD = (
     "printf '# card\\n<!-- begin dataset-stats (generated, do not edit) -->\\nold\\n\\n"
     "mine\\n' > c.md"
@@ -184,6 +185,33 @@ FAULTS = [
     Row("14. `GNNModel().predict(...)` from Python with `TMPDIR` an empty folder",
         f"{API}mkdir t; TMPDIR=$PWD/t python api.py >/dev/null 2>&1; "
         "r=$?; echo \"files left in TMPDIR: $(find t -mindepth 1 | wc -l)\" >&2; exit $r"),
+    # issue 105's classes: files read beside the main ones, foreign files, what a refused run
+    # leaves, values that cannot work or are probably a mistake, TVM's known notices
+    Row("15. `tvm-gnn tune --network tiny_cnn --cost-model gnn-calibrated --checkpoint w.pt`, "
+        "`w.pt.calibration.json` a JSON list",
+        f"{SHIPPED} w.pt; echo '[1, 2]' > w.pt.calibration.json; tvm-gnn tune --network "
+        "tiny_cnn --cost-model gnn-calibrated --checkpoint w.pt --work-dir W -q"),
+    Row("15. `tvm-gnn dataset-stats --data D`, a network's `workload_scripts.json.gz` cut",
+        f"{LSTM}; f=D/llvm-amd-epyc-2c/lstm/workload_scripts.json.gz; head -c 99 $f > c; "
+        "mv c $f; tvm-gnn dataset-stats --data D >/dev/null"),
+    Row("16. `tvm-gnn tune --network tiny_cnn --checkpoint notes.pt`, `notes.pt` a text file",
+        "echo 'my notes' > notes.pt; tvm-gnn tune --network tiny_cnn --checkpoint notes.pt -q"),
+    Row("17. the same, `--work-dir W`: what the refused run leaves",
+        "echo 'my notes' > notes.pt; tvm-gnn tune --network tiny_cnn --checkpoint notes.pt "
+        "--work-dir W -q 2>/dev/null; r=$?; echo \"W exists: $([ -e W ] && echo yes || echo no)"
+        "\" >&2; exit $r"),
+    Row("18. `tvm-gnn train --held-out resnet19`", "tvm-gnn train --held-out resnet19"),
+    Row("18. `tvm-gnn unpack --data data --raw data/raw`",
+        "tvm-gnn unpack --data data --raw data/raw"),
+    Row("18. `tvm-gnn featurize --workload matmul_128 --candidates 1 --num-cores 64`",
+        "tvm-gnn featurize --workload matmul_128 --candidates 1 --num-cores 64 >/dev/null"),
+    Row("18. `tvm-gnn dataset-stats --plot /dev/null`",
+        "tvm-gnn dataset-stats --plot /dev/null >/dev/null; r=$?; echo \"/dev/null.png: $([ -e "
+        "/dev/null.png ] && echo written || echo none)\" >&2; exit $r"),
+    Row("19. `tvm-gnn embeddings --candidates 1 --epoch 1 --out v.txt`: TVM's notices",
+        "tvm-gnn embeddings --candidates 1 --epoch 1 --out v.txt -q 2>e >/dev/null; r=$?; "
+        "echo \"'Unknown schedule rule' lines: $(grep -c 'Unknown schedule rule' e)\" >&2; "
+        "exit $r"),
 ]  # fmt: skip
 
 #: the tables of docs/cli.md, by section name

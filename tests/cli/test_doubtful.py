@@ -27,7 +27,7 @@ def _exit_and_last_line(capsys, argv) -> tuple[int, str]:
     [
         (
             ["train", "--held-out", "resnet19", "--epochs", "1", "--out", "m.pt"],
-            "--held-out: resnet19 is no network; choose from",
+            "--held-out: resnet19 is no network (did you mean resnet18",
         ),
         (
             ["train", "--epochs", "1", "--out", "x" * 250 + ".pt"],

@@ -170,3 +170,23 @@ def test_a_second_hardware_folder_defaults_to_the_checkpoints_own(
     assert "holds hardware ['cpu', 'other-cpu']; choose one with --hardware" in (
         capsys.readouterr().err
     )
+
+
+def test_an_eval_that_ranks_nothing_fails_and_writes_nothing(
+    small_dataset, trained, tmp_path, capsys
+):
+    """Workloads of one program each offer no choice: nothing is evaluated, and that is exit 2,
+    not a table of "-" and exit 0."""
+    from pathlib import Path
+
+    from ..fixtures import write_subset
+
+    data = Path(__file__).resolve().parents[2] / "data" / "llvm-amd-epyc-2c"
+    one = tmp_path / "one" / "resnet18"
+    write_subset(data / "resnet18", one, 3, 1)
+    out = tmp_path / "r.json"
+    argv = ["eval", "--data", str(small_dataset), "--test-db", f"resnet18={one}", "-q"]
+    argv += ["--models", "gnn", "--gnn", str(trained["gnn"]), "--json", str(out)]
+    assert main(argv) == 2
+    assert "has two programs to rank (3 with one" in capsys.readouterr().err
+    assert not out.exists()

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import logging
 import math
 import os
@@ -92,11 +93,12 @@ def _check_held_out(names: list[str], data) -> None:
     from ..dataset.layout import network_folders
     from ..measure.networks import NETWORKS, SYNTHETIC
 
-    unknown = [n for n in names if n not in NETWORKS and n not in SYNTHETIC]
-    if unknown:
-        raise UsageError(
-            f"--held-out: {', '.join(unknown)} is no network; choose from {', '.join(NETWORKS)}"
-        )
+    known = [*NETWORKS, *SYNTHETIC]
+    for name in names:
+        if name not in known:
+            near = difflib.get_close_matches(name, known, n=3)
+            hint = f"did you mean {' or '.join(near)}?" if near else "see tvm_gnn.measure.networks"
+            raise UsageError(f"--held-out: {name} is no network ({hint})")
     try:
         present = {net for _, net, _ in network_folders(data)}
     except (OSError, ValueError):

@@ -69,8 +69,9 @@ def read_scripts(path: Path, workloads: int) -> dict[str, str]:
     if isinstance(data, dict) and all(isinstance(v, str) for v in data.values()):
         return data
     raise DataError(
-        f"{path}: {why}; this TVM reads the {workloads} workloads of its folder only through it. "
-        "Restore it (`git checkout`, or `tvm-gnn unpack` again)"
+        f"{path}: {why}; a TVM that cannot read the workloads' JSON (0.27 reading 0.26's) reads "
+        f"the {workloads} workloads of its folder only through it. Restore it (`git checkout`, "
+        "or `tvm-gnn unpack` again)"
     )
 
 
