@@ -24,7 +24,8 @@ FREE = {"--network", "--target", "--rpc-key", "--section", "--held-out", "--woul
         "--test-db", "--models", "--hardware", "--cost-model", "--embedding", "--topk-at",
         "--conv", "--loss", "--lowering", "--workload", "--device"}  # fmt: skip
 
-PATH_KINDS = {"output_file", "document_file", "output_folder", "input_file", "input_folder"}
+PATH_KINDS = {"output_file", "document_file", "output_folder", "input_file", "input_folder",
+              "plot_file"}  # fmt: skip
 
 #: what a command cannot parse without
 REQUIRED = {"tune": ["--network", "tiny_cnn"]}
@@ -108,14 +109,18 @@ def places(tmp_path_factory):
     (root / "afile").write_text("x")
     (root / "afolder").mkdir()
     return {
-        "a regular file": (root / "afile", {"output_file", "document_file", "input_file"}),
+        "a regular file": (
+            root / "afile",
+            {"output_file", "document_file", "input_file", "plot_file"},
+        ),
         "a folder": (root / "afolder", {"output_folder", "input_folder"}),
-        "a device": (Path("/dev/null"), {"output_file"}),  # written through; documents are read
+        # written through (a plot too, never NAME.png beside it); documents are read
+        "a device": (Path("/dev/null"), {"output_file", "plot_file"}),
         "a read-only place": (Path("/proc/tvm-gnn-x"), {"input_folder"}),
         "a path under a file": (root / "afile" / "x", {"input_folder"}),
         "a new path": (
             root / "new" / "x",
-            {"output_file", "document_file", "output_folder", "input_folder"},
+            {"output_file", "document_file", "output_folder", "input_folder", "plot_file"},
         ),
     }
 

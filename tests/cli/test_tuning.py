@@ -16,14 +16,17 @@ NO_GPU = pytest.mark.skipif(tvm.cuda(0).exist, reason="a CUDA device is present:
          "--budgets [16] exceed --trials 8"),
         pytest.param(["--network", "tiny_cnn", "--target", "cuda"], "no CUDA device is present",
                      marks=NO_GPU),
-        # a GPU tag, not "cuda": "cuda" reads its limits from a GPU, and CI has none
-        (["--network", "tiny_cnn", "--target", "nvidia/nvidia-h100", "--cache-flush"],
+        # a target of no CPU that needs no GPU here: "cuda" reads its limits from a GPU, and
+        # a GPU tag is refused where no GPU can measure it (below)
+        (["--network", "tiny_cnn", "--target", "opencl", "--cache-flush"],
          "--cache-flush flushes the CPU cache"),
+        pytest.param(["--network", "tiny_cnn", "--target", "nvidia/nvidia-h100"],
+                     "this machine has no CUDA device to measure on", marks=NO_GPU),
         (["--network", "tiny_cnn", "--cost-model", "xgb", "--diverse", "4"],
          "--diverse clusters the GNN's embeddings; xgb has none"),
     ],
-    ids=["unknown-network", "budget-beyond-trials", "cuda-without-gpu", "cache-flush-on-gpu",
-         "diverse-without-gnn"],
+    ids=["unknown-network", "budget-beyond-trials", "cuda-without-gpu", "cache-flush-not-cpu",
+         "gpu-tag-without-gpu", "diverse-without-gnn"],
 )  # fmt: skip
 def test_a_usage_error_is_one_line_and_exit_2(capsys, args, says):
     code = main(["tune", *args])

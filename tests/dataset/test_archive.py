@@ -170,11 +170,15 @@ def test_unpack_refuses_its_own_source_and_a_raw_folder_behind_the_packed_copy(p
 
 
 def test_pack_leaves_a_cut_last_line_out(small_db, tmp_path, caplog):
-    rec = small_db / dbfile.RECORD_FILE
+    import shutil
+
+    raw = tmp_path / "raw"
+    shutil.copytree(small_db.parent.parent, raw)  # the session's folder stays whole
+    (rec,) = raw.glob(f"*/unit/{dbfile.RECORD_FILE}")
     whole = rec.read_bytes()
     rec.write_bytes(whole + b'[0, [["cut')  # a killed collector's last line
     out = tmp_path / "out"
-    data.pack(small_db.parent.parent, out)
+    data.pack(raw, out)
     (gz,) = out.glob(f"*/unit/{dbfile.RECORD_FILE}.gz")
     assert gzip.decompress(gz.read_bytes()) == whole
     assert "its cut last line is left out of the packed copy" in caplog.text

@@ -43,8 +43,12 @@ def build_parser() -> argparse.ArgumentParser:
     _console_flags(parser, default=False)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     # the order of `tvm-gnn --help`; under TVM 0.19 (Ansor's environment) the commands that
-    # work there: tune and collect with --tuner ansor (docs/ansor.md)
-    groups = (tuning, data) if LEGACY else (tuning, training, evaluation, data, stats, featurizer)
+    # work there: tune, eval and collect with --tuner ansor (docs/ansor.md)
+    groups = (
+        (tuning, evaluation, data)
+        if LEGACY
+        else (tuning, training, evaluation, data, stats, featurizer)
+    )
     for group in groups:
         group.add_parsers(sub)
     for command in sub.choices.values():  # the same flags on every command, before or after it

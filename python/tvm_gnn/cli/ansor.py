@@ -75,8 +75,10 @@ def by_tuner(metaschedule, command: str | None):
     def run(args) -> int:
         if getattr(args, "tuner", "metaschedule") == "ansor":
             if command is None:
-                raise UsageError("this command is MetaSchedule's; --tuner ansor has tune, collect")
-            return {"tune": cmd_tune, "collect": cmd_collect}[command](args)
+                raise UsageError(
+                    "this command is MetaSchedule's; --tuner ansor has tune, collect, eval"
+                )
+            return {"tune": cmd_tune, "collect": cmd_collect, "eval": cmd_eval}[command](args)
         if command == "tune" and (args.rpc_tracker or args.rpc_key):
             raise UsageError(
                 "--rpc-tracker/--rpc-key measure through TVM's RPC tracker with --tuner ansor; "
@@ -200,3 +202,41 @@ def _quiet_ansor() -> None:
     """Ansor's Python logger warns on the console about every operator left untuned when a
     network compiles (which the records show); only its errors are shown."""
     logging.getLogger("auto_scheduler").setLevel(logging.ERROR)
+
+
+def cmd_eval(args) -> int:
+    """Rank the held-out networks' Ansor records with the GNN and Ansor's XGBModel."""
+    _require_ansor()
+    from ..atomic import write_json
+    from ..errors import EvaluationError
+    from ..evaluate.ansor import ANSOR_MODELS, evaluate_ansor, hardware_of, markdown
+    from ..evaluate.scoring import MODELS
+
+    models = [m for m in args.models if m in ANSOR_MODELS]
+    others = [m for m in args.models if m not in ANSOR_MODELS]
+    if others and args.models != list(MODELS):  # the default: MetaSchedule's, narrowed
+        raise UsageError(f"--tuner ansor evaluates {', '.join(ANSOR_MODELS)}; not {others[0]}")
+    if args.test_db or args.plot or (args.gnn and len(args.gnn) > 1):
+        raise UsageError("--tuner ansor takes one --gnn checkpoint, and no --test-db or --plot")
+    try:
+        hardware = hardware_of(args.data, args.hardware)
+        res = evaluate_ansor(
+            args.data,
+            hardware,
+            held_out=args.held_out,
+            models=models or ["gnn", "xgb"],
+            seeds=args.seeds,
+            checkpoint=args.gnn[0] if args.gnn else None,
+            progress=not args.quiet,
+        )
+    except EvaluationError as err:
+        raise UsageError(str(err)) from None
+    table = markdown(res)
+    print(table)
+    if args.out:
+        from ..report import write_section
+
+        write_section(args.out, args.section, table, title="Results")
+    if args.json:
+        write_json(args.json, res)
+    return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import ansor
 from .common import (
     UsageError,
     dataset_args,
@@ -13,6 +14,7 @@ from .common import (
     output_file,
     plot_file,
     seed_int,
+    tuner_option,
 )
 
 #: The section of the results document that ``tvm-gnn eval --out`` rewrites.
@@ -103,7 +105,7 @@ def _test_folders(paths) -> dict[str, Path] | None:
 
 
 def _eval_parser(sub) -> None:
-    from ..evaluate.ranking import MODELS
+    from ..evaluate.scoring import MODELS
 
     p = sub.add_parser(
         "eval", help="compare cost models on the held-out networks", description=cmd_eval.__doc__
@@ -174,7 +176,8 @@ def _eval_parser(sub) -> None:
         default=RESULTS_SECTION,
         help=f"the generated section of --out to rewrite (default: {RESULTS_SECTION!r})",
     )
-    p.set_defaults(func=cmd_eval)
+    tuner_option(p)
+    p.set_defaults(func=ansor.by_tuner(cmd_eval, "eval"))
 
 
 def add_parsers(sub) -> None:

@@ -249,6 +249,7 @@ def collect_network(
             for t, w in zip(tasks, weights)
         ]
         write_json(folder / "network_info" / f"{network}.json", {"tasks": info})
+        write_json(folder / "network_info" / f"{network}.workloads.json", workloads(tasks))
         line = provenance(target, measure, cfg, measure.rpc_key if measure.rpc_tracker else None)
         # who measured: one line a run (its network, CPU, settings; records added, seconds), which
         # `collect` reads to refuse mixing another CPU's latencies into this folder
@@ -268,6 +269,24 @@ def collect_network(
         "valid": valid,
         "folder": str(folder),
     }
+
+
+def workloads(tasks) -> dict[str, str]:
+    """The tasks' compute DAGs as auto_scheduler serializes its workload registry
+    (``{name: JSON}``): what a later process registers (:func:`register_workloads`) to read the
+    logs of tasks Relay extracted, whose workload keys name no built-in function."""
+    from tvm.auto_scheduler.workload_registry import serialize_workload_registry_entry
+
+    return dict(serialize_workload_registry_entry(str(t.workload_key)) for t in tasks)
+
+
+def register_workloads(folder, network: str) -> None:
+    """Register the compute DAGs :func:`collect_network` saved for ``network``'s tasks."""
+    from tvm.auto_scheduler.workload_registry import deserialize_workload_registry_entry
+
+    path = Path(folder) / "network_info" / f"{network}.workloads.json"
+    for entry in json.loads(path.read_text()).items():
+        deserialize_workload_registry_entry(entry)
 
 
 def read_network_info(folder, network: str) -> list[dict]:

@@ -43,19 +43,12 @@ from ..errors import EvaluationError
 from ..nn.metrics import (
     bootstrap_error_ratio,
     bootstrap_pairwise_difference,
-    pairwise_accuracy,
-    pairwise_by_group,
-    topk_score,
 )
-from ..progress import bar
+from .scoring import BOOTSTRAP, MODELS, network_metrics, score_model, workload_pairwise
 from .seeds import ensemble_runs, mean_of_runs
 from .training_records import checkpoint_infos, paths, training_records
 
 logger = logging.getLogger(__name__)
-
-
-#: Models ``evaluate`` knows, in table order.
-MODELS = ("gnn", "gnn-learned-emb", "gnn-no-topk", "xgb", "xgb-native", "mlp", "random")
 
 
 #: The row ``evaluate`` adds when it scores both the GNN and XGBModel.
@@ -74,48 +67,6 @@ DESCRIPTIONS = {
     ENSEMBLE: "the GNN's and XGBModel's standardized scores averaged within each workload, "
     "as GNNModel(ensemble=...) does (opt-in)",
 }
-
-
-def score_model(model, groups: list[Group], progress: bool = False, desc: str = "predict"):
-    """Scores per group from ``model.predict``, and the candidates/s it achieved."""
-    scores, seconds, count = [], 0.0, 0
-    for g in bar(groups, desc, progress):
-        start = time.perf_counter()
-        s = np.asarray(model.predict(g.context, g.candidates), dtype=np.float64)
-        seconds += time.perf_counter() - start
-        count += len(g.candidates)
-        scores.append(s)
-    return scores, (count / seconds if seconds > 0 else float("nan"))
-
-
-def _flatten(groups: list[Group], scores) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Scores, latencies and group index of every candidate of ``groups``, concatenated."""
-    s = np.concatenate(scores)
-    lat = np.concatenate([np.asarray(g.latencies) for g in groups])
-    gid = np.concatenate([np.full(len(g.latencies), i) for i, g in enumerate(groups)])
-    return s, lat, gid
-
-
-def network_metrics(groups: list[Group], scores: list[np.ndarray]) -> dict:
-    """Pairwise accuracy and top-1/top-5 of one network's groups."""
-    if not groups:
-        return {
-            "workloads": 0,
-            "candidates": 0,
-            "pairwise": float("nan"),
-            "top1": float("nan"),
-            "top5": float("nan"),
-        }
-    s, lat, gid = _flatten(groups, scores)
-    weights = {i: g.weight for i, g in enumerate(groups)}
-    return {
-        "workloads": len(groups),
-        "candidates": len(lat),
-        # labels: throughput (1/latency), so higher is better like the scores
-        "pairwise": pairwise_accuracy(s, 1.0 / lat, gid),
-        "top1": topk_score(s, lat, gid, weights, k=1),
-        "top5": topk_score(s, lat, gid, weights, k=5),
-    }
 
 
 def evaluate(
@@ -228,7 +179,7 @@ def _summarize(name: str, runs: list[dict], test, split):
                 **_metrics(test, scores, nets, shared),
             }
         )
-        accs.append(_workload_pairwise([test[i] for i in unshared], [scores[i] for i in unshared]))
+        accs.append(workload_pairwise([test[i] for i in unshared], [scores[i] for i in unshared]))
         logger.info("%s (%s): %s", name, r["run"], results[-1]["unshared"]["average"])
     return mean_of_runs(results), np.asarray(accs)
 
@@ -279,7 +230,6 @@ def _shared(root, hardware: str, train_nets, snapshot, test: list[Group]) -> lis
 
 
 #: Bootstrap replicates of the GNN/XGBModel error-ratio interval.
-BOOTSTRAP = 2000
 
 
 def _runs(name: str, checkpoints: dict, infos: dict, train, seeds, progress: bool):
@@ -297,14 +247,6 @@ def _runs(name: str, checkpoints: dict, infos: dict, train, seeds, progress: boo
         return
     for seed in seeds:
         yield f"seed {seed}", lambda seed=seed: (_baseline(name, train, seed, progress), 0.0)
-
-
-def _workload_pairwise(groups: list[Group], scores) -> np.ndarray:
-    """Pairwise accuracy of each group (NaN: no two latencies differ), in ``groups`` order."""
-    if not groups:
-        return np.zeros(0)
-    s, lat, gid = _flatten(groups, scores)
-    return pairwise_by_group(s, 1.0 / lat, gid)
 
 
 def _baseline(name: str, train: list[Group], seed: int, progress: bool):
