@@ -49,3 +49,17 @@ def test_a_cut_line_is_left_out_and_a_shorter_log_is_refused(tmp_path):
     with pytest.raises(ValueError, match="has fewer lines than"):
         pack_ansor(tmp_path / "raw", tmp_path / "data")
     assert gzip.decompress(gz.read_bytes()) == whole
+
+
+def test_counts_read_raw_and_packed_alike(tmp_path):
+    from tvm_gnn.dataset.ansor_archive import counts
+
+    folder = _raw(tmp_path / "raw", lines=4)
+    log = folder / "measure_records" / LOG
+    log.write_text(log.read_text() + '{"i": [["k"], []], "r": [[1e10], 4]}\n{"cut')
+    pack_ansor(tmp_path / "raw", tmp_path / "data")
+    raw, packed = counts(tmp_path / "raw"), counts(tmp_path / "data")
+    assert raw == packed == [
+        {"hardware": "llvm-x-2c", "networks": ["net"], "logs": 1, "records": 5, "valid": 4,
+         "workloads": 1, "run_records": 0, "run_seconds": 0.0}
+    ]  # fmt: skip

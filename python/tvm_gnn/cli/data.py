@@ -129,7 +129,7 @@ def check_raw_root(root) -> None:
 def cmd_pack(args) -> int:
     """Gzip the raw collected databases into the committed dataset folder."""
     from ..dataset import pack
-    from ..dataset.ansor_archive import hardware_folders, pack_ansor
+    from ..dataset.ansor_archive import counts, hardware_folders, pack_ansor
     from ..dataset.layout import network_folders
 
     ansor = hardware_folders(args.raw)
@@ -142,6 +142,13 @@ def cmd_pack(args) -> int:
     if ansor:
         logs = pack_ansor(args.raw, args.out, force=args.force)
         print(f"packed {len(logs)} changed Ansor logs into {args.out}/ansor")
+        for c in counts(args.out):
+            print(
+                f"{args.out}/ansor/{c['hardware']}: {c['valid']} valid of {c['records']} records, "
+                f"{c['workloads']} workloads ({c['logs']} logs); networks: "
+                f"{', '.join(c['networks'])}; the collect runs added {c['run_records']} records "
+                f"in {c['run_seconds'] / 3600:.2f} h"
+            )
     return 0
 
 

@@ -13,6 +13,8 @@ not have yet, so ``collect`` resumes from the committed records.
 from __future__ import annotations
 
 import gzip
+import json
+import math
 from pathlib import Path
 
 from .. import atomic
@@ -76,3 +78,49 @@ def unpack_ansor(packed_root, raw_root) -> list[str]:
                 if info.is_file() and not (dest / INFO / info.name).exists():
                     atomic.write_bytes(dest / INFO / info.name, info.read_bytes())
     return written
+
+
+def counts(root) -> list[dict]:
+    """Per hardware folder of ``root/ansor/`` (raw or packed): its networks, tasks (logs),
+    records, valid records (run without error, finite cost) and distinct workload keys; read from
+    the JSON lines alone (no TVM)."""
+    out = []
+    for folder in hardware_folders(root):
+        logs = sorted((folder / RECORDS).glob("*.json*"))
+        total = valid = 0
+        keys = set()
+        for log in logs:
+            data = gzip.decompress(log.read_bytes()) if log.suffix == ".gz" else log.read_bytes()
+            for line in data.decode().splitlines():
+                try:
+                    rec = json.loads(line)
+                    costs, error = rec["r"][0], rec["r"][1]
+                    keys.add(rec["i"][0][0])
+                except (ValueError, KeyError, IndexError, TypeError):
+                    continue  # a cut or foreign line: not a record
+                total += 1
+                valid += error == 0 and bool(costs) and all(math.isfinite(c) for c in costs)
+        nets = sorted(
+            p.name[: -len(".json")]
+            for p in (folder / INFO).glob("*.json")
+            if not p.name.endswith(".workloads.json")
+        )
+        measured, seconds = _runs(folder / INFO / "provenance.jsonl")
+        out.append({"hardware": folder.name, "networks": nets, "logs": len(logs),
+                    "records": total, "valid": valid, "workloads": len(keys),
+                    "run_records": measured, "run_seconds": seconds})  # fmt: skip
+    return out
+
+
+def _runs(path: Path) -> tuple[int, float]:
+    """Records the collect runs of a folder added, and the seconds they took (their provenance
+    lines; a killed run counts up to its last finished task)."""
+    measured, seconds = 0, 0.0
+    if path.is_file():
+        for line in path.read_text().splitlines():
+            try:
+                run = json.loads(line)
+                measured, seconds = measured + int(run["measured"]), seconds + float(run["seconds"])
+            except (ValueError, KeyError, TypeError):
+                continue
+    return measured, seconds

@@ -130,7 +130,8 @@ def evaluate_ansor(
     test = [g for net in held_out for g in network_groups(folder, net) if len(g.candidates) > 1]
     if not test:
         raise EvaluationError(f"no task of {', '.join(held_out)} has two states to rank")
-    train_nets = [n for n in recorded if n not in held_out]
+    # never trained on: the networks evaluated, and the split's held-out ones evaluated or not
+    train_nets = [n for n in recorded if n not in held_out and n not in HELD_OUT]
     held_keys = {g.shash for g in test}
     shared = {
         t["workload_key"] for n in train_nets for t in read_network_info(folder, n)
