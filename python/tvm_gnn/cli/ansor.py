@@ -207,10 +207,10 @@ def _quiet_ansor() -> None:
 def cmd_eval(args) -> int:
     """Rank the held-out networks' Ansor records with the GNN and Ansor's XGBModel."""
     _require_ansor()
-    from ..atomic import write_json
     from ..errors import EvaluationError
     from ..evaluate.ansor import ANSOR_MODELS, evaluate_ansor, hardware_of, markdown
     from ..evaluate.scoring import MODELS
+    from .results import check_out, write_results
 
     models = [m for m in args.models if m in ANSOR_MODELS]
     others = [m for m in args.models if m not in ANSOR_MODELS]
@@ -218,6 +218,7 @@ def cmd_eval(args) -> int:
         raise UsageError(f"--tuner ansor evaluates {', '.join(ANSOR_MODELS)}; not {others[0]}")
     if args.test_db or args.plot or (args.gnn and len(args.gnn) > 1):
         raise UsageError("--tuner ansor takes one --gnn checkpoint, and no --test-db or --plot")
+    check_out(args)
     try:
         hardware = hardware_of(args.data, args.hardware)
         res = evaluate_ansor(
@@ -231,12 +232,5 @@ def cmd_eval(args) -> int:
         )
     except EvaluationError as err:
         raise UsageError(str(err)) from None
-    table = markdown(res)
-    print(table)
-    if args.out:
-        from ..report import write_section
-
-        write_section(args.out, args.section, table, title="Results")
-    if args.json:
-        write_json(args.json, res)
+    write_results(args, res, markdown(res))
     return 0

@@ -16,6 +16,7 @@ from .common import (
     seed_int,
     tuner_option,
 )
+from .results import check_out, write_results
 
 #: The section of the results document that ``tvm-gnn eval --out`` rewrites.
 RESULTS_SECTION = "tvm-gnn eval"
@@ -26,17 +27,12 @@ def cmd_eval(args) -> int:
     from ..cost_models.mlp_fixes import reproducible_arithmetic
 
     reproducible_arithmetic()  # before any matrix product: the GNN rows run first
-    from .. import atomic, dataset
+    from .. import dataset
     from ..errors import EvaluationError
     from ..evaluate import evaluate, markdown, plot
-    from ..report import check_sections, write_section
     from ..resources import PRETRAINED
 
-    if args.out:  # before the evaluation: a document whose markers are cut is refused untouched
-        try:
-            check_sections(args.out, args.section)
-        except ValueError as err:
-            raise UsageError(str(err)) from None
+    check_out(args)
     gnn = args.gnn or [str(PRETRAINED)]
     hardware = dataset.resolve_hardware(args.data, args.hardware, _recorded_hardware(gnn[0]))
     test_folders = _test_folders(args.test_db)
@@ -65,16 +61,7 @@ def cmd_eval(args) -> int:
         )
     except EvaluationError as err:
         raise UsageError(str(err)) from None
-    table = markdown(res)
-    print(table)
-    if args.out:
-        write_section(args.out, args.section, table, title="Results")
-        print(f"wrote the tables into {args.out}")
-    if args.plot:
-        plot(res, args.plot)
-        print(f"wrote {args.plot}")
-    if args.json:
-        atomic.write_json(args.json, res)
+    write_results(args, res, markdown(res), plot)
     return 0
 
 
