@@ -45,3 +45,16 @@ def test_eval_ranks_held_out_ansor_records_with_the_gnn_and_xgbmodel(tmp_path, c
     bad = ["eval", "--tuner", "ansor", "--data", str(tmp_path), "--models", "mlp"]
     assert main(bad) == 2
     assert "--tuner ansor evaluates gnn, xgb, random; not mlp" in capsys.readouterr().err
+
+
+def test_the_packed_logs_read_as_the_raw_ones(tmp_path):
+    from tvm_gnn.dataset.ansor_archive import pack_ansor
+    from tvm_gnn.evaluate.ansor import network_groups
+
+    collect = ["collect", "--tuner", "ansor", "--network", "tiny_cnn", "--out", str(tmp_path)]
+    collect += ["--trials-per-task", "2", "--batch-size", "2", "--max-tasks", "1", "-q"]
+    assert main([*collect, "--number", "1", "--min-repeat-ms", "1", "--hardware", "hw"]) == 0
+    pack_ansor(tmp_path, tmp_path / "data")
+    raw = network_groups(tmp_path / "ansor" / "hw", "tiny_cnn")
+    packed = network_groups(tmp_path / "data" / "ansor" / "hw", "tiny_cnn")
+    assert [g.latencies for g in raw] == [g.latencies for g in packed] and raw[0].latencies
