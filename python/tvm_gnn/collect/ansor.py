@@ -257,6 +257,7 @@ def collect_network(
         valid = total = added = 0
         for i, task in enumerate(bar(tasks, f"{network} (Ansor)", progress, unit="task")):
             log = records / log_name(task)
+            drop_cut_line(log)  # before counting: TVM's reader stops at a cut line
             before = valid_records(log)[1]
             v, n = collect_task(task, log, cfg, measure, cfg.seed + 1000 * i)
             valid, total, added = valid + v, total + n, added + n - before
