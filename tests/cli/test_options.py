@@ -22,7 +22,7 @@ NUMBERS = ["0", "-1", "1", "7", "0.5", "1.0", "2147483647", "2147483648", "92233
 #: options whose value is free text or a name, checked by the command against what exists
 FREE = {"--network", "--target", "--rpc-key", "--section", "--held-out", "--would-add",
         "--test-db", "--models", "--hardware", "--cost-model", "--embedding", "--topk-at",
-        "--conv", "--loss", "--lowering", "--workload", "--device"}  # fmt: skip
+        "--conv", "--loss", "--lowering", "--workload", "--device", "--init"}  # fmt: skip
 
 PATH_KINDS = {"output_file", "document_file", "output_folder", "input_file", "input_folder",
               "plot_file"}  # fmt: skip

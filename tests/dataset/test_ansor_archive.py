@@ -63,3 +63,27 @@ def test_counts_read_raw_and_packed_alike(tmp_path):
         {"hardware": "llvm-x-2c", "networks": ["net"], "logs": 1, "records": 5, "valid": 4,
          "workloads": 1, "run_records": 0, "run_seconds": 0.0}
     ]  # fmt: skip
+
+
+def test_the_card_counts_each_network_and_says_how_it_was_measured(tmp_path):
+    import json
+
+    from tvm_gnn.dataset.ansor_archive import write_card
+
+    folder = _raw(tmp_path / "raw", lines=3)
+    task = {"workload_key": "k", "log": f"measure_records/{LOG}", "weight": 1, "desc": "d"}
+    other = {**task, "log": "measure_records/none.json"}  # a task not measured yet
+    (folder / "network_info" / "net.json").write_text(json.dumps({"tasks": [task, other]}))
+    (folder / "network_info" / "resnet18.json").write_text(json.dumps({"tasks": [task]}))
+    run = {"cpu_model": "AMD EPYC", "cpu_id": {"llvm": "znver3"}, "cores": 2, "target": "llvm",
+           "tvm_version": "0.19.0", "measure": {"number": 3}, "collect": {"seed": 0},
+           "measured": 3, "seconds": 6.0}  # fmt: skip
+    (folder / "network_info" / "provenance.jsonl").write_text(json.dumps(run) + "\n")
+    pack_ansor(tmp_path / "raw", tmp_path / "data")
+    (card,) = write_card(tmp_path / "data", held_out=("resnet18",))
+    text = open(card).read()
+    assert text.startswith("# Ansor dataset: llvm-x-2c\n")
+    assert "**3 valid of 3 records over 1 distinct workloads, from 2 networks.**" in text
+    assert "AMD EPYC (LLVM `znver3`), 2 cores" in text and "2.00 s a record" in text
+    assert "| net | training | 2 | 1 | 3 | 3 |" in text
+    assert "| resnet18 | held out (test) | 1 | 1 | 3 | 3 |" in text

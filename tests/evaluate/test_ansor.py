@@ -17,7 +17,16 @@ pytestmark = tvm019_only()
 def test_eval_ranks_held_out_ansor_records_with_the_gnn_and_xgbmodel(tmp_path, capsys):
     collect = ["collect", "--tuner", "ansor", "--network", "tiny_cnn", "--out", str(tmp_path)]
     collect += ["--trials-per-task", "4", "--batch-size", "4", "--max-tasks", "2", "-q"]
-    collect += ["--number", "1", "--min-repeat-ms", "1", "--hardware", "hw"]
+    collect += [
+        "--number",
+        "1",
+        "--min-repeat-ms",
+        "1",
+        "--hardware",
+        "hw",
+        "--uniform-fraction",
+        "1",
+    ]
     assert main(collect) == 0
     info = tmp_path / "ansor" / "hw" / "network_info"
     assert json.loads((info / "tiny_cnn.workloads.json").read_text())  # the compute DAGs
@@ -45,14 +54,18 @@ def test_eval_ranks_held_out_ansor_records_with_the_gnn_and_xgbmodel(tmp_path, c
     bad = ["eval", "--tuner", "ansor", "--data", str(tmp_path), "--models", "mlp"]
     assert main(bad) == 2
     assert "--tuner ansor evaluates gnn, xgb, random; not mlp" in capsys.readouterr().err
+    two = ["--gnn", str(out), str(out), "--seeds", "0", "1", "2"]
+    assert main(["eval", "--tuner", "ansor", "--data", str(tmp_path), *two]) == 2
+    assert "one for each of the 3 --seeds" in capsys.readouterr().err
 
 
 def test_the_packed_logs_read_as_the_raw_ones(tmp_path):
     from tvm_gnn.dataset.ansor_archive import pack_ansor
-    from tvm_gnn.evaluate.ansor import network_groups
+    from tvm_gnn.dataset.ansor_records import network_groups
 
     collect = ["collect", "--tuner", "ansor", "--network", "tiny_cnn", "--out", str(tmp_path)]
     collect += ["--trials-per-task", "2", "--batch-size", "2", "--max-tasks", "1", "-q"]
+    collect += ["--uniform-fraction", "1"]
     assert main([*collect, "--number", "1", "--min-repeat-ms", "1", "--hardware", "hw"]) == 0
     pack_ansor(tmp_path, tmp_path / "data")
     raw = network_groups(tmp_path / "ansor" / "hw", "tiny_cnn")

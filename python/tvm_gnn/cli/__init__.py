@@ -43,9 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
     _console_flags(parser, default=False)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     # the order of `tvm-gnn --help`; under TVM 0.19 (Ansor's environment) the commands that
-    # work there: tune, eval and collect with --tuner ansor (docs/ansor.md)
+    # work there: tune, train, eval and collect with --tuner ansor (docs/ansor.md)
     groups = (
-        (tuning, evaluation, data)
+        (tuning, training, evaluation, data)
         if LEGACY
         else (tuning, training, evaluation, data, stats, featurizer)
     )

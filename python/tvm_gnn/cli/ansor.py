@@ -1,5 +1,5 @@
 # Licensed under the Apache License, Version 2.0.
-"""``tvm-gnn collect --tuner ansor`` and ``tvm-gnn tune --tuner ansor``: Ansor (TVM 0.19)."""
+"""``tvm-gnn collect``, ``tune``, ``train`` and ``eval`` with ``--tuner ansor`` (TVM 0.19)."""
 
 from __future__ import annotations
 
@@ -76,9 +76,11 @@ def by_tuner(metaschedule, command: str | None):
         if getattr(args, "tuner", "metaschedule") == "ansor":
             if command is None:
                 raise UsageError(
-                    "this command is MetaSchedule's; --tuner ansor has tune, collect, eval"
+                    "this command is MetaSchedule's; --tuner ansor has tune, collect, train, eval"
                 )
-            return {"tune": cmd_tune, "collect": cmd_collect, "eval": cmd_eval}[command](args)
+            commands = {"tune": cmd_tune, "collect": cmd_collect, "train": cmd_train,
+                        "eval": cmd_eval}  # fmt: skip
+            return commands[command](args)
         if command == "tune" and (args.rpc_tracker or args.rpc_key):
             raise UsageError(
                 "--rpc-tracker/--rpc-key measure through TVM's RPC tracker with --tuner ansor; "
@@ -216,8 +218,13 @@ def cmd_eval(args) -> int:
     others = [m for m in args.models if m not in ANSOR_MODELS]
     if others and args.models != list(MODELS):  # the default: MetaSchedule's, narrowed
         raise UsageError(f"--tuner ansor evaluates {', '.join(ANSOR_MODELS)}; not {others[0]}")
-    if args.test_db or args.plot or (args.gnn and len(args.gnn) > 1):
-        raise UsageError("--tuner ansor takes one --gnn checkpoint, and no --test-db or --plot")
+    if args.test_db or args.plot:
+        raise UsageError("--tuner ansor takes no --test-db or --plot")
+    if args.gnn and len(args.gnn) not in (1, len(args.seeds)):
+        raise UsageError(
+            f"--tuner ansor takes one --gnn checkpoint, or one for each of the {len(args.seeds)} "
+            "--seeds (weights trained with that seed)"
+        )
     check_out(args)
     try:
         hardware = hardware_of(args.data, args.hardware)
@@ -227,10 +234,80 @@ def cmd_eval(args) -> int:
             held_out=args.held_out,
             models=models or ["gnn", "xgb"],
             seeds=args.seeds,
-            checkpoint=args.gnn[0] if args.gnn else None,
+            checkpoint=(args.gnn[0] if len(args.gnn) == 1 else args.gnn) if args.gnn else None,
             progress=not args.quiet,
         )
     except EvaluationError as err:
         raise UsageError(str(err)) from None
     write_results(args, res, markdown(res))
+    return 0
+
+
+#: ``train``'s options that --tuner ansor has no use for, and what they default to
+_NOT_ANSOR_TRAIN = {"records_of": None, "aux_store_features": 0.0, "jobs": None}
+
+
+def cmd_train(args) -> int:
+    """Train the GNN on the Ansor records of the training networks (``--init``: fine-tune the
+    shipped weights, or train a new GNN); the held-out networks' workloads are never read."""
+    _require_ansor()
+    from ..errors import CheckpointError, EvaluationError
+    from ..evaluate.ansor import hardware_of
+    from ..lock import one_writer_of
+    from ..nn.config import TrainConfig
+    from ..train import loss_plot
+    from ..train.ansor import INITS, train_ansor_to_checkpoint
+
+    given = [k for k, v in _NOT_ANSOR_TRAIN.items() if getattr(args, k, v) != v]
+    if given:
+        flag = "--" + given[0].replace("_", "-")
+        raise UsageError(f"{flag} is MetaSchedule's train option; --tuner ansor has no use for it")
+    if args.init not in INITS and not Path(args.init).is_file():
+        raise UsageError(f"--init: {args.init} is neither shipped, scratch nor a checkpoint file")
+    config = TrainConfig(
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        mse_weight=args.mse_weight,
+        loss=args.loss,
+        patience=args.patience,
+        label_noise=args.label_noise,
+        seed=args.seed,
+        device=args.device,
+    )
+    try:
+        hardware = hardware_of(args.data, args.hardware)
+    except EvaluationError as err:
+        raise UsageError(str(err)) from None
+    plot = args.plot or loss_plot(args.out)
+    with one_writer_of(args.out, "tvm-gnn train"):
+        try:
+            i = train_ansor_to_checkpoint(
+                args.out,
+                args.data,
+                hardware,
+                plot=plot,
+                held_out=args.held_out,
+                init=args.init,
+                config=config,
+                val_fraction=args.val_fraction,
+                split_seed=args.split_seed,
+                cache_dir=args.cache_dir,
+                progress=not args.quiet,
+            )
+        except (CheckpointError, ValueError) as err:
+            raise UsageError(str(err)) from None
+    best = i["best_epoch"]
+    acc = i["val_pairwise_acc"][best] if i["val_pairwise_acc"] else float("nan")
+    top1 = i["val_top1"][best] if i["val_top1"] else float("nan")
+    print(
+        f"trained on Ansor records of {len(i['train_networks'])} networks ({hardware}), from "
+        f"{i['init']}: {i['train_graphs']} states / {i['train_workloads']} workloads; "
+        f"validation {i['val_graphs']} / {i['val_workloads']}"
+    )
+    print(
+        f"best epoch {best + 1} of {len(i['train_loss'])}: validation pairwise accuracy "
+        f"{acc:.4f}, top-1 {top1:.4f}; training took {i['train_seconds']:.1f} s"
+    )
+    print(f"wrote {args.out} and {plot}")
     return 0

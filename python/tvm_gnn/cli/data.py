@@ -129,8 +129,9 @@ def check_raw_root(root) -> None:
 def cmd_pack(args) -> int:
     """Gzip the raw collected databases into the committed dataset folder."""
     from ..dataset import pack
-    from ..dataset.ansor_archive import counts, hardware_folders, pack_ansor
+    from ..dataset.ansor_archive import counts, hardware_folders, pack_ansor, write_card
     from ..dataset.layout import network_folders
+    from ..dataset.splits import HELD_OUT
 
     ansor = hardware_folders(args.raw)
     written = (
@@ -149,6 +150,8 @@ def cmd_pack(args) -> int:
                 f"{', '.join(c['networks'])}; the collect runs added {c['run_records']} records "
                 f"in {c['run_seconds'] / 3600:.2f} h"
             )
+        for card in write_card(args.out, HELD_OUT):
+            print(f"wrote the dataset card {card}")
     return 0
 
 

@@ -11,7 +11,7 @@ import os
 
 from ..nn.config import LOSSES, VAL_FRACTION, TrainConfig, defaults
 from ..nn.schema import FeaturizerConfig
-from . import architecture
+from . import ansor, architecture
 from .common import (
     UsageError,
     dataset_args,
@@ -24,6 +24,7 @@ from .common import (
     plot_file,
     positive_int,
     seed_int,
+    tuner_option,
 )
 
 #: TrainConfig's defaults (the shipped recipe): the options' defaults
@@ -42,6 +43,12 @@ def cmd_train(args) -> int:
     """Train the GNN on the dataset's training networks (held-out networks are never read)."""
     from ..lock import one_writer_of
     from ..train import loss_plot, records_of
+
+    if args.init != "shipped" or args.split_seed != 0:
+        raise UsageError(
+            "--init and --split-seed are --tuner ansor's; MetaSchedule's train starts a new GNN "
+            "and draws its validation workloads with --seed"
+        )
 
     config = TrainConfig(
         epochs=args.epochs,
@@ -258,7 +265,22 @@ def _train_parser(sub) -> None:
         "--seed, or cuda (a GPU), whose runs differ in the last bits from run to "
         "run because CUDA adds in no fixed order (default: cpu)",
     )
-    p.set_defaults(func=cmd_train)
+    p.add_argument(
+        "--init",
+        default="shipped",
+        metavar="shipped|scratch|CHECKPOINT",
+        help="--tuner ansor: start from the shipped MetaSchedule weights (fine-tune), a new GNN, "
+        "or a checkpoint (default: shipped)",
+    )
+    p.add_argument(
+        "--split-seed",
+        type=seed_int,
+        default=0,
+        help="--tuner ansor: seed of the validation workloads alone, so that runs of several "
+        "--seed and --init validate on the same ones (default: 0)",
+    )
+    tuner_option(p)
+    p.set_defaults(func=ansor.by_tuner(cmd_train, "train"))
 
 
 def add_parsers(sub) -> None:

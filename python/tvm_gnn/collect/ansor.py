@@ -21,7 +21,6 @@ a killed one stopped, losing at most one batch. One collector a hardware folder
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from dataclasses import dataclass
@@ -274,22 +273,9 @@ def collect_network(
 
 def workloads(tasks) -> dict[str, str]:
     """The tasks' compute DAGs as auto_scheduler serializes its workload registry
-    (``{name: JSON}``): what a later process registers (:func:`register_workloads`) to read the
+    (``{name: JSON}``): what a later process registers
+    (:func:`tvm_gnn.dataset.ansor_records.register_workloads`) to read the
     logs of tasks Relay extracted, whose workload keys name no built-in function."""
     from tvm.auto_scheduler.workload_registry import serialize_workload_registry_entry
 
     return dict(serialize_workload_registry_entry(str(t.workload_key)) for t in tasks)
-
-
-def register_workloads(folder, network: str) -> None:
-    """Register the compute DAGs :func:`collect_network` saved for ``network``'s tasks."""
-    from tvm.auto_scheduler.workload_registry import deserialize_workload_registry_entry
-
-    path = Path(folder) / "network_info" / f"{network}.workloads.json"
-    for entry in json.loads(path.read_text()).items():
-        deserialize_workload_registry_entry(entry)
-
-
-def read_network_info(folder, network: str) -> list[dict]:
-    """The tasks ``collect_network`` wrote for ``network`` under ``folder``."""
-    return json.loads((Path(folder) / "network_info" / f"{network}.json").read_text())["tasks"]

@@ -17,17 +17,19 @@ networks' workloads, once per seed.
 
 from __future__ import annotations
 
-import gzip
 import logging
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-from ..collect.ansor import read_network_info, register_workloads
-from ..costs import FAILED_COST, ansor_cost
-from ..dataset.groups import Group
+from ..dataset.ansor_archive import hardware_folders
+from ..dataset.ansor_records import (
+    network_groups,
+    networks_of,
+    read_network_info,
+    training_pairs,
+)
 from ..dataset.splits import HELD_OUT
 from ..errors import EvaluationError
 from ..nn.metrics import bootstrap_error_ratio
@@ -37,70 +39,6 @@ logger = logging.getLogger(__name__)
 
 #: the models :func:`evaluate_ansor` knows
 ANSOR_MODELS = ("gnn", "xgb", "random")
-
-
-def networks_of(folder: Path) -> list[str]:
-    """The networks whose tasks ``collect --tuner ansor`` recorded under ``folder``."""
-    info = Path(folder) / "network_info"
-    names = [p.name[: -len(".json")] for p in info.glob("*.json")]
-    return sorted(n for n in names if not n.endswith(".workloads"))
-
-
-def _records(log: Path, states: bool = False):
-    """A task log's ``(MeasureInput, MeasureResult)`` pairs; with ``states``, each input
-    recovered whole (its state replayed on the task's compute DAG: a loaded state prints as a
-    bare placeholder, and what models score is the state)."""
-    from tvm import auto_scheduler
-    from tvm.auto_scheduler.measure import recover_measure_input
-
-    packed = log.with_name(log.name + ".gz")
-    if not log.is_file() and packed.is_file():  # the committed dataset: gzipped logs
-        with tempfile.NamedTemporaryFile("wb", suffix=".json") as plain:
-            plain.write(gzip.decompress(packed.read_bytes()))
-            plain.flush()
-            pairs = list(auto_scheduler.load_records(plain.name))
-    else:
-        pairs = list(auto_scheduler.load_records(str(log))) if log.is_file() else []
-    if states:
-        pairs = [(recover_measure_input(inp, rebuild_state=True), res) for inp, res in pairs]
-    return pairs
-
-
-def network_groups(folder: Path, network: str) -> list[Group]:
-    """One group per task of ``network`` with at least one valid record: its distinct states
-    (a state measured twice keeps its median latency)."""
-    register_workloads(folder, network)
-    groups = []
-    for t in read_network_info(folder, network):
-        task, by_state = None, {}
-        for inp, res in _records(folder / t["log"], states=True):
-            cost = ansor_cost(res.error_no, res.costs)
-            if cost >= FAILED_COST:
-                continue
-            task = task or inp.task
-            by_state.setdefault(str(inp.state), (inp.state, []))[1].append(cost)
-        if task is None:
-            continue
-        states = [s for s, _ in by_state.values()]
-        lats = [float(np.median(c)) for _, c in by_state.values()]
-        groups.append(Group(network, t["workload_key"], t["desc"], t["weight"], task, states, lats))
-    return groups
-
-
-def training_pairs(folder: Path, networks: list[str], leave_out: set[str]):
-    """``(inputs, results)`` of every record of ``networks``' tasks whose workload key is not in
-    ``leave_out``, each task's log once."""
-    inputs, results, seen = [], [], set()
-    for net in networks:
-        register_workloads(folder, net)
-        for t in read_network_info(folder, net):
-            if t["workload_key"] in leave_out or t["log"] in seen:
-                continue
-            seen.add(t["log"])
-            for inp, res in _records(folder / t["log"]):
-                inputs.append(inp)
-                results.append(res)
-    return inputs, results
 
 
 def _model(name: str, seed: int, checkpoint, train):
@@ -129,8 +67,15 @@ def evaluate_ansor(
     progress: bool = False,
 ) -> dict:
     """Rank the held-out networks' Ansor records with ``models`` (the GNN once per seed from
-    ``checkpoint`` or the shipped weights, XGBModel trained anew per seed); the results as
-    :func:`.ranking.evaluate` gives them, under ``models`` and ``protocol``."""
+    ``checkpoint``, the shipped weights by default, or from ``checkpoint[i]`` for ``seeds[i]``
+    where it is a list of one checkpoint a seed: weights trained with each seed; XGBModel trained
+    anew per seed); the results as :func:`.ranking.evaluate` gives them, under ``models`` and
+    ``protocol``."""
+    per_seed = list(checkpoint) if isinstance(checkpoint, (list, tuple)) else None
+    if per_seed is not None and len(per_seed) != len(seeds):
+        raise EvaluationError(
+            f"{len(per_seed)} GNN checkpoints for {len(seeds)} seeds: give one, or one a seed"
+        )
     folder = Path(root) / "ansor" / hardware
     recorded = networks_of(folder)
     missing = [n for n in held_out if n not in recorded]
@@ -154,13 +99,14 @@ def evaluate_ansor(
         return cache["pairs"]
 
     out = {"hardware": hardware, "held_out": list(held_out), "train_networks": train_nets,
-           "shared": sorted(shared), "seeds": list(seeds), "models": {}}  # fmt: skip
+           "shared": sorted(shared), "seeds": list(seeds), "models": {},
+           "gnn_checkpoints": [str(c) for c in per_seed or [checkpoint or "shipped"]]}  # fmt: skip
     accuracy = {}
     for name in models:
         runs, accs = [], []
-        for seed in seeds:
+        for i, seed in enumerate(seeds):
             start = time.perf_counter()
-            model = _model(name, seed, checkpoint, train)
+            model = _model(name, seed, per_seed[i] if per_seed else checkpoint, train)
             seconds = time.perf_counter() - start
             scores, throughput = score_model(model, test, progress, desc=f"{name} seed {seed}")
             runs.append(_run_metrics(test, scores, held_out, unshared, seed, throughput, seconds))
@@ -194,7 +140,7 @@ def _run_metrics(test, scores, nets, unshared, seed, throughput, seconds) -> dic
 def hardware_of(root, hardware: str | None) -> str:
     """The hardware folder of ``root/ansor/`` to evaluate: ``hardware``, or the only one."""
     base = Path(root) / "ansor"
-    found = sorted(p.name for p in base.glob("*") if (p / "measure_records").is_dir())
+    found = [p.name for p in hardware_folders(root)]
     if hardware:
         if hardware not in found:
             raise EvaluationError(f"no Ansor records for {hardware} under {base} (found {found})")

@@ -16,12 +16,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from . import atomic, dataset, space
-from .dataset.splits import HELD_OUT
-from .nn.config import VAL_FRACTION
-from .nn.model import GNN, default_gnn
-from .nn.schema import FeaturizerConfig
-from .nn.training import History, TrainConfig, fit, label_graphs, predict
+from .. import atomic, dataset, space
+from ..dataset.splits import HELD_OUT
+from ..nn.config import VAL_FRACTION
+from ..nn.model import GNN, default_gnn
+from ..nn.schema import FeaturizerConfig
+from ..nn.training import History, TrainConfig, fit, label_graphs, predict
 
 logger = logging.getLogger(__name__)
 
@@ -118,13 +118,20 @@ def calibration_info(model: GNN, graphs) -> dict:
     """The slope that ``GNNModel(calibrated=True)`` maps raw scores to normalized throughput
     with (:mod:`tvm_gnn.cost_models.calibration`), fitted on ``graphs``: the validation
     workloads, out of sample as a tuning run's candidates are."""
-    from .cost_models.calibration import within_slope
+    from ..cost_models.calibration import within_slope
 
     scores = predict(model, graphs)
     groups = [int(g.group) for g in graphs]
     try:
         slope, programs = within_slope(scores, [float(g.latency) for g in graphs], groups)
     except ValueError:  # no workload with two programs told apart: nothing to fit
+        return {}
+    if not slope > 0:  # the scores run against the measurements there: no prior to keep
+        logger.warning(
+            "calibration: the validation programs' slope is %.3g, not positive; none written "
+            "(calibrated scores start from slope 1)",
+            slope,
+        )
         return {}
     return {"slope": slope, "programs": programs, "workloads": len(set(groups))}
 
@@ -133,7 +140,7 @@ def train_to_checkpoint(out, root, *, plot=None, threads: int | None = None, **k
     """:func:`train_on_dataset` ``(root, **kwargs)``, its checkpoint written to ``out`` and its
     loss curve to ``plot`` (default: ``out``'s name + ``-loss.png``); returns what the checkpoint
     records. ``threads``: torch threads for the training (a worker of several runs at once)."""
-    from .nn import checkpoint
+    from ..nn import checkpoint
 
     if threads is not None:
         torch.set_num_threads(threads)
@@ -151,7 +158,7 @@ def records_of(root, path, hardware: str | None = None) -> tuple[dict[str, int],
     """``(snapshot, hardware)`` to retrain checkpoint ``path`` on exactly its records: how many
     record lines of each network it saw, and its hardware folder of ``root`` (``hardware`` if
     given). ``ValueError`` if it does not record them."""
-    from .nn import checkpoint
+    from ..nn import checkpoint
 
     info = checkpoint.read_info(path)
     snapshot = info.get("train_records")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -25,6 +26,9 @@ from .compile import check_output
 logger = logging.getLogger(__name__)
 
 ANSOR_COST_MODELS = ("gnn", "xgb", "random")
+#: the per-task benchmark's models (:mod:`.ansor_task`): ``xgb-pretrained`` is XGBModel first
+#: trained on records (``pretrain``), the fair peer of GNN weights trained on the same ones
+TASK_COST_MODELS = ANSOR_COST_MODELS + ("xgb-pretrained",)
 
 
 @dataclass
@@ -45,8 +49,10 @@ class AnsorTuneResult:
         return self.cost_model_seconds / self.tuning_seconds if self.tuning_seconds else 0.0
 
 
-def _timed_model(kind: str, seed: int, checkpoint=None):
-    """The cost model, wrapped so that the time spent in it is counted; ``(model, clock)``."""
+def _timed_model(kind: str, seed: int, checkpoint=None, pretrain=None):
+    """The cost model, wrapped so that the time spent in it is counted; ``(model, clock)``.
+    ``pretrain()``: the ``(inputs, results)`` an ``xgb-pretrained`` model is first updated with
+    (not counted)."""
     from tvm import auto_scheduler
     from tvm.auto_scheduler.cost_model.cost_model import PythonBasedModel
 
@@ -54,12 +60,16 @@ def _timed_model(kind: str, seed: int, checkpoint=None):
         from ..cost_models.ansor import AnsorGNN
 
         inner = AnsorGNN(checkpoint=checkpoint, seed=seed)
-    elif kind == "xgb":
+    elif kind in ("xgb", "xgb-pretrained"):
         inner = auto_scheduler.XGBModel(seed=seed, verbose_eval=0)
+        if kind == "xgb-pretrained":
+            if pretrain is None:
+                raise ValueError("xgb-pretrained needs the records to pretrain on")
+            inner.update(*pretrain())
     elif kind == "random":
         inner = None
     else:
-        raise ValueError(f"unknown cost model {kind!r}; choose one of {ANSOR_COST_MODELS}")
+        raise ValueError(f"unknown cost model {kind!r}; choose one of {TASK_COST_MODELS}")
     clock = {"seconds": 0.0}
     rng = np.random.default_rng(seed)
 
@@ -82,6 +92,8 @@ def _timed_model(kind: str, seed: int, checkpoint=None):
 def _build(mod, params, target, log=None, rewrite: bool = True):
     import tvm
     from tvm import auto_scheduler, relay
+
+    os.environ.setdefault("TOPHUB_LOCATION", "NONE")  # relay.build would download TopHub's
 
     config = {"relay.backend.use_auto_scheduler": log is not None}
     off = set() if rewrite else {"AutoSchedulerLayoutRewrite"}
@@ -169,7 +181,6 @@ def tune_network(
         bar.close()
     x = np.random.default_rng(seed).standard_normal(shape).astype("float32")
     tuned_ms, untuned_ms = _checked_latency(network, mod, params, target, log, rewrite, x, repeats)
-    records = sum(1 for _ in open(log)) if log.is_file() else 0
     result = AnsorTuneResult(
         network=network,
         cost_model=cost_model,
@@ -179,12 +190,65 @@ def tune_network(
         latency_ms_untuned=untuned_ms,
         tuning_seconds=tuning_seconds,
         cost_model_seconds=clock["seconds"],
-        records=records,
+        records=sum(1 for _ in open(log)) if log.is_file() else 0,
         log_path=str(log),
     )
-    summary = {**asdict(result), "cost_model_share": result.cost_model_share, "seed": seed}
-    (work_dir / "tune_result.json").write_text(json.dumps(summary, indent=1) + "\n")
+    _write_summary(work_dir, result, seed, rewrite, _estimate_curve(log, tasks, weights))
     return result
+
+
+def _write_summary(work_dir: Path, result: AnsorTuneResult, seed, rewrite, curve) -> None:
+    summary = {
+        **asdict(result),
+        "cost_model_share": result.cost_model_share,
+        "seed": seed,
+        "layout_rewrite": rewrite,
+        "curve": curve,  # the task scheduler's estimate after each trial (seconds)
+    }
+    (work_dir / "tune_result.json").write_text(json.dumps(summary, indent=1) + "\n")
+
+
+def _estimate_curve(log, tasks, weights) -> list[float]:
+    """The task scheduler's estimate after each record of a network's log: the sum over tasks of
+    weight x best latency so far (seconds; inf until every task has a valid record)."""
+    from tvm import auto_scheduler
+
+    from ..costs import FAILED_COST, ansor_cost
+
+    index = {str(t.workload_key): i for i, t in enumerate(tasks)}
+    best = [float("inf")] * len(tasks)
+    curve = []
+    if Path(log).is_file():
+        for inp, res in auto_scheduler.load_records(str(log)):
+            i = index.get(str(inp.task.workload_key))
+            cost = ansor_cost(res.error_no, res.costs)
+            if i is not None and cost < FAILED_COST:
+                best[i] = min(best[i], cost)
+            curve.append(float(sum(w * b for w, b in zip(weights, best))))
+    return curve
+
+
+def head_to_head(
+    network: str, logs: dict, target, *, rounds: int = 20, seed: int = 0, rewrite: bool = True
+) -> dict:
+    """Each log's compiled network timed in turns in one process: ``rounds`` rounds, each timing
+    every build once (``{name: [ms a round]}``); outputs checked against the untuned build."""
+    mod, params, shape = relay_module(network, seed=seed)
+    x = np.random.default_rng(seed).standard_normal(shape).astype("float32")
+    ref, _ = _run(_build(mod, params, target), x, 1)
+    libs = {}
+    for name, log in logs.items():
+        lib = _build(mod, params, target, log, rewrite)
+        out, _ = _run(lib, x, 1)
+        what = f"{network} ({log})"
+        check_output(out, ref, rtol=1e-3, atol=1e-3, what=what, against="the untuned build's")
+        libs[name] = lib
+    times = {name: [] for name in libs}
+    for r in range(rounds):
+        order = list(libs) if r % 2 == 0 else list(libs)[::-1]
+        for name in order:
+            times[name].append(_run(libs[name], x, 5)[1])
+    return times
 
 
 def _checked_latency(network, mod, params, target, log, rewrite, x, repeats):
