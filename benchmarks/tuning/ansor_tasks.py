@@ -196,6 +196,12 @@ def parse(argv=None) -> argparse.Namespace:
     p.add_argument("--list", action="store_true", help="print the selected tasks and exit")
     p.add_argument("--report-only", action="store_true", help="rebuild the report, tune nothing")
     p.add_argument("--doc", type=Path, default=ROOT / "docs" / "ansor.md")
+    p.add_argument(
+        "--json",
+        type=Path,
+        default=ROOT / "benchmarks" / "results" / "ansor_tune_tasks.json",
+        help="the report's numbers (default: benchmarks/results/ansor_tune_tasks.json)",
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     return p.parse_args(argv)
 
@@ -252,8 +258,7 @@ def main(argv=None) -> int:
         text += "\n" + "\n".join(table) + "\n"
     print(text)
     report.write_section(args.doc, SECTION, text)
-    path = ROOT / "benchmarks" / "results" / "ansor_tune_tasks.json"
-    atomic.write_json(path, {k: v for k, v in res.items() if k != "curves"})
+    atomic.write_json(args.json, {k: v for k, v in res.items() if k != "curves"})
     return 0
 
 
