@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from . import console, signals
-from .common import UsageError, require_metaschedule
+from .common import UsageError, require_metaschedule, train_config
 from .networks import network_names
 
 logger = logging.getLogger("tvm_gnn")
@@ -254,7 +254,6 @@ def cmd_train(args) -> int:
     from ..errors import CheckpointError, EvaluationError
     from ..evaluate.ansor import hardware_of
     from ..lock import one_writer_of
-    from ..nn.config import TrainConfig
     from ..train import loss_plot
     from ..train.ansor import INITS, train_ansor_to_checkpoint
 
@@ -264,17 +263,7 @@ def cmd_train(args) -> int:
         raise UsageError(f"{flag} is MetaSchedule's train option; --tuner ansor has no use for it")
     if args.init not in INITS and not Path(args.init).is_file():
         raise UsageError(f"--init: {args.init} is neither shipped, scratch nor a checkpoint file")
-    config = TrainConfig(
-        epochs=args.epochs,
-        batch_size=args.batch_size,
-        lr=args.lr,
-        mse_weight=args.mse_weight,
-        loss=args.loss,
-        patience=args.patience,
-        label_noise=args.label_noise,
-        seed=args.seed,
-        device=args.device,
-    )
+    config = train_config(args)
     try:
         hardware = hardware_of(args.data, args.hardware)
     except EvaluationError as err:

@@ -313,6 +313,24 @@ def require_metaschedule() -> None:
         )
 
 
+def train_config(args):
+    """The ``TrainConfig`` of ``tvm-gnn train``'s options (both tuners')."""
+    from ..nn.config import TrainConfig
+
+    return TrainConfig(
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        mse_weight=args.mse_weight,
+        loss=args.loss,
+        patience=args.patience,
+        label_noise=args.label_noise,
+        aux_weight=args.aux_store_features,
+        seed=args.seed,
+        device=args.device,
+    )
+
+
 def tuner_option(p, rpc: bool = False) -> None:
     """``--tuner``; with ``rpc``, ``--rpc-tracker`` and ``--rpc-key`` (Ansor's)."""
     p.add_argument(

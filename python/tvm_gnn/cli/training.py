@@ -24,6 +24,7 @@ from .common import (
     plot_file,
     positive_int,
     seed_int,
+    train_config,
     tuner_option,
 )
 
@@ -50,18 +51,7 @@ def cmd_train(args) -> int:
             "and draws its validation workloads with --seed"
         )
 
-    config = TrainConfig(
-        epochs=args.epochs,
-        batch_size=args.batch_size,
-        lr=args.lr,
-        mse_weight=args.mse_weight,
-        loss=args.loss,
-        patience=args.patience,
-        label_noise=args.label_noise,
-        aux_weight=args.aux_store_features,
-        seed=args.seed,
-        device=args.device,
-    )
+    config = train_config(args)
     overrides = architecture.gnn_overrides(args)
     snapshot, hardware = None, args.hardware
     if args.records_of:

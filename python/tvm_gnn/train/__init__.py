@@ -105,13 +105,20 @@ def train_on_dataset(
         "train_workloads": len({samples[i].shash for i in train_idx}),
         "val_workloads": len({samples[i].shash for i in val_idx}),
         "train_config": {k: v for k, v in config.__dict__.items()},
+        **history_info(hist),
+    }
+    return DatasetRun(model, featurizer, hist, info)
+
+
+def history_info(hist: History) -> dict:
+    """What a checkpoint records of its training's history."""
+    return {
         "best_epoch": hist.best_epoch,
         "train_loss": list(hist.train_loss),
         "val_pairwise_acc": list(hist.val_pairwise_acc),
         "val_top1": list(hist.val_top1),
         "train_seconds": hist.seconds,
     }
-    return DatasetRun(model, featurizer, hist, info)
 
 
 def calibration_info(model: GNN, graphs) -> dict:

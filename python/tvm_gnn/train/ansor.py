@@ -42,7 +42,7 @@ from ..nn.config import VAL_FRACTION, TrainConfig
 from ..nn.model import default_gnn
 from ..nn.schema import FeaturizerConfig
 from ..nn.training import fit, label_graphs
-from . import DatasetRun, calibration_info
+from . import DatasetRun, calibration_info, history_info
 
 logger = logging.getLogger(__name__)
 
@@ -207,11 +207,7 @@ def train_on_ansor(
         "val_workloads": len(val_keys),
         "split_seed": split_seed,
         "train_config": asdict(config),
-        "best_epoch": hist.best_epoch,
-        "train_loss": list(hist.train_loss),
-        "val_pairwise_acc": list(hist.val_pairwise_acc),
-        "val_top1": list(hist.val_top1),
-        "train_seconds": hist.seconds,
+        **history_info(hist),
     }
     return DatasetRun(model, featurizer, hist, info)
 
