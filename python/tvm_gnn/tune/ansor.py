@@ -155,18 +155,8 @@ def tune_network(
         auto_scheduler.SketchPolicy(t, program_cost_model=model, seed=seed + i, verbose=0)
         for i, t in enumerate(tasks)
     ]
-    callbacks = [auto_scheduler.RecordToFile(str(log))]
     bar = _ProgressBar(trials, network) if progress else None
-    if bar is not None:
-        callbacks.append(_as_callback(bar))
-    options = auto_scheduler.TuningOptions(
-        num_measure_trials=trials,
-        num_measures_per_round=trials_per_round,
-        builder=measure.builder(),
-        runner=measure.runner(),
-        measure_callbacks=callbacks,
-        verbose=0,
-    )
+    options = tuning_options(trials, trials_per_round, measure, log, bar)
     from tvm.auto_scheduler.task_scheduler import LogEstimatedLatency
 
     # the scheduler's table goes to a file, not the console; its task choice draws from numpy
@@ -260,6 +250,24 @@ def _checked_latency(network, mod, params, target, log, rewrite, x, repeats):
         out, ref, rtol=1e-3, atol=1e-3, what=f"{network} ({log})", against="the untuned build's"
     )
     return tuned_ms, untuned_ms
+
+
+def tuning_options(trials: int, trials_per_round: int, measure, log, bar=None):
+    """Ansor's ``TuningOptions``: ``measure``'s builder and runner, each record appended to
+    ``log``, and each round's measurements counted on ``bar`` (a :class:`_ProgressBar`)."""
+    from tvm import auto_scheduler
+
+    callbacks = [auto_scheduler.RecordToFile(str(log))]
+    if bar is not None:
+        callbacks.append(_as_callback(bar))
+    return auto_scheduler.TuningOptions(
+        num_measure_trials=trials,
+        num_measures_per_round=trials_per_round,
+        builder=measure.builder(),
+        runner=measure.runner(),
+        measure_callbacks=callbacks,
+        verbose=0,
+    )
 
 
 class _ProgressBar:

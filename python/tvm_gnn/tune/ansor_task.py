@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from .ansor import _as_callback, _ProgressBar, _timed_model
+from .ansor import _ProgressBar, _timed_model, tuning_options
 
 
 def best_curve(log) -> list[float]:
@@ -53,18 +53,8 @@ def tune_task(
     model, clock = _timed_model(cost_model, seed, checkpoint, pretrain)
     setup = time.perf_counter() - start
     policy = auto_scheduler.SketchPolicy(task, program_cost_model=model, seed=seed, verbose=0)
-    callbacks = [auto_scheduler.RecordToFile(str(log))]
     bar = _ProgressBar(trials, desc or "task") if progress else None
-    if bar is not None:
-        callbacks.append(_as_callback(bar))
-    options = auto_scheduler.TuningOptions(
-        num_measure_trials=trials,
-        num_measures_per_round=trials_per_round,
-        builder=measure.builder(),
-        runner=measure.runner(),
-        measure_callbacks=callbacks,
-        verbose=0,
-    )
+    options = tuning_options(trials, trials_per_round, measure, log, bar)
     np.random.seed(seed)
     start = time.perf_counter()
     task.tune(options, search_policy=policy)
